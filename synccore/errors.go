@@ -1,0 +1,44 @@
+package synccore
+
+import "fmt"
+
+// Error codes. The same strings are used by the server's HTTP errors
+// ({code, message}), by error frames and by the core's Output.
+const (
+	CodeMalformed        = "malformed"          // bytes that do not decode as the expected msgpack shape
+	CodeUnknownEvent     = "unknown_event"      // an event type the core does not know
+	CodeUnknownFrame     = "unknown_frame"      // a frame kind the core does not know
+	CodeUnknownPartType  = "unknown_part_type"  // a part type outside the model
+	CodeInvalidPart      = "invalid_part"       // a part the model forbids (e.g. a user part with a state)
+	CodeInvalidMessage   = "invalid_message"    // a message the model forbids
+	CodeSequenceChanged  = "sequence_changed"   // a part or message whose immutable sequence changed
+	CodeRevisionBackward = "revision_backwards" // a revision lower than one already seen, where that is forbidden
+	CodeDoneIsFinal      = "done_is_final"      // a change to a message that is done
+	CodeBadRequest       = "bad_request"        // bad query parameters or body
+	CodeTooLarge         = "too_large"          // a body or frame over its limit
+	CodeNotFound         = "not_found"
+	CodeNotPending       = "not_pending" // an answer to an interaction that is not pending
+	CodeConflict         = "conflict"
+	CodeUnauthorized     = "unauthorized"
+	CodeInternal         = "internal"
+	CodeClosed           = "closed" // the client was closed
+)
+
+// Error is the typed error of the kit: a stable code and a human message.
+type Error struct {
+	Code    string `msgpack:"code" json:"code"`
+	Message string `msgpack:"message" json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Is lets errors.Is match on the code: errors.Is(err, &Error{Code: CodeMalformed}).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Errorf builds a typed error.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
