@@ -35,7 +35,9 @@ type Event struct {
 	PageLimit       int    `msgpack:"page_limit,omitempty" json:"page_limit,omitempty"`
 	IncludeInternal bool   `msgpack:"include_internal,omitempty" json:"include_internal,omitempty"`
 
-	// frames: the raw bytes of one WebSocket message
+	// frames: the raw bytes of one WebSocket message.
+	// page: the msgpack bytes of the page exactly as the server sent them
+	// (hosts that already decoded it may set Page instead).
 	Data []byte `msgpack:"data,omitempty" json:"data,omitempty"`
 
 	// page, page_failed: RequestID matches the fetch_page command
