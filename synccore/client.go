@@ -1,43 +1,335 @@
 package synccore
 
-// Options configure a Client. The zero value is usable.
+import "slices"
+
+// Options configure a Client. The zero value is usable: every setting of a
+// session (its id, page size, include_internal) comes with the start event.
 type Options struct{}
 
-// Client is the sans-IO sync state machine. It is not safe for concurrent
-// use; a host serialises calls.
-//
-// STUB: the API below is the contract the hosts code against; the reducer
-// fills in the bodies.
-type Client struct{}
+// maxBuffered bounds the frames held while the snapshot is read. A server
+// that outruns a stalled page read that far is better served by a resync.
+const maxBuffered = 1 << 16
 
-// NewClient returns an idle client. Feed it an EvStart event to begin.
-func NewClient(opts Options) *Client { return &Client{} }
+// Client is the sans-IO sync state machine of docs/protocol.md §6. It is not
+// safe for concurrent use; a host serialises calls.
+type Client struct {
+	status          string
+	sessionID       string
+	limit           int
+	includeInternal bool
 
-// Handle applies one event and returns the commands for the host, in order.
-// A rejected event returns a typed *Error and leaves the state unchanged.
-func (c *Client) Handle(ev Event) ([]Command, error) {
-	return nil, Errorf(CodeInternal, "not implemented")
+	// The window: a contiguous run of the session's messages, by sequence.
+	win          []*entry
+	byID         map[string]*entry // indexed only, never iterated
+	total        int64
+	hasMoreOlder bool
+	nextBefore   int64
+
+	// The subscription.
+	lastSeq  uint64  // seq of the last frame taken; 0 before the hello
+	buffered []Frame // frames held while syncing, applied after the snapshot
+
+	// The head read (status syncing).
+	headReq     uint64        // the fetch_page in flight for the snapshot, 0 if none
+	headPages   []MessagePage // pages read so far, newest first
+	headTarget  int64         // read back until a page starts at or below it; 0: one page
+	resetWindow bool          // the next snapshot replaces the window instead of merging
+
+	// Older history.
+	olderReq     uint64              // fetch_page in flight for load_older, 0 if none
+	olderTimer   uint64              // retry timer after a failed older page, 0 if none
+	olderAttempt int                 // consecutive older page failures
+	olderSeen    map[string]*Message // message frames for messages older than the window, seen while loading older; indexed only
+
+	// Reconnecting.
+	timer   uint64 // the reconnect timer, 0 if none
+	attempt int    // reconnect attempts since the client was last live and applied a frame
+	jitter  int64  // the host's last jitter, DefaultJitter if none
+
+	nextReq, nextTimer uint64
+
+	// Scratch of the event being handled.
+	cmds      []Command
+	ids       []string
+	changed   []*entry
+	reset     bool
+	gen       uint64
+	streamErr *Error
 }
 
-// HandleBytes is Handle over msgpack bytes: an Event in, an Output out.
-// It never panics.
-func (c *Client) HandleBytes(event []byte) []byte { return nil }
+// NewClient returns an idle client. Feed it an EvStart event to begin.
+func NewClient(opts Options) *Client {
+	return &Client{status: StatusIdle, byID: map[string]*entry{}, jitter: DefaultJitter}
+}
 
-// View returns the current view (a copy the caller owns).
-func (c *Client) View() View { return View{} }
+// Handle applies one event and returns the commands for the host, in order.
+//
+// A rejected event (malformed, unknown, or not allowed in the current status)
+// returns nil commands and a typed *Error, and leaves the state unchanged.
+// A frames event whose stream turned out broken (a malformed frame, an error
+// frame) is not rejected: the client resynchronises and returns both the
+// resync commands and the *Error describing the failure, for the host's logs.
+func (c *Client) Handle(ev Event) ([]Command, error) {
+	if err := c.handle(&ev); err != nil {
+		return nil, err
+	}
+	cmds := c.takeCommands()
+	if c.streamErr != nil {
+		return cmds, c.streamErr
+	}
+	return cmds, nil
+}
+
+// HandleBytes is Handle over msgpack bytes: an Event in, an Output out (the
+// commands, and the error if any). It never panics.
+func (c *Client) HandleBytes(event []byte) (out []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = appendOutput(nil, nil, Errorf(CodeInternal, "client panic: %v", p))
+		}
+	}()
+	var ev Event
+	if !decodeEventFast(event, &ev) {
+		var err error
+		if ev, err = DecodeEvent(event); err != nil {
+			return appendOutput(nil, nil, asError(err))
+		}
+	}
+	if err := c.handle(&ev); err != nil {
+		return appendOutput(nil, nil, asError(err))
+	}
+	cmds := c.finishCommands()
+	return appendOutput(make([]byte, 0, outputSize(cmds, c.streamErr)), cmds, c.streamErr)
+}
+
+// outputSize is a generous estimate of an Output's encoded size, so that
+// HandleBytes allocates its result once.
+func outputSize(cmds []Command, err *Error) int {
+	n := 16
+	for i := range cmds {
+		cm := &cmds[i]
+		n += 160 + len(cm.SessionID) + len(cm.Reason)
+		for _, id := range cm.MessageIDs {
+			n += len(id) + 5
+		}
+	}
+	if err != nil {
+		n += 32 + len(err.Code) + len(err.Message)
+	}
+	return n
+}
+
+// handle runs one event through the transition table.
+func (c *Client) handle(ev *Event) error {
+	cl, ok := lookup(c.status, ev.Type)
+	if !ok {
+		return Errorf(CodeUnknownEvent, "unknown event type %q", ev.Type)
+	}
+	if err := checkEvent(ev); err != nil {
+		return err
+	}
+	c.cmds, c.changed, c.reset, c.streamErr = c.cmds[:0], c.changed[:0], false, nil
+	c.gen++
+	switch cl.do {
+	case doReject:
+		return Errorf(CodeConflict, "event %s is not allowed while %s", ev.Type, c.status)
+	case doClosedError:
+		return Errorf(CodeClosed, "the client is closed")
+	case doIgnore, doOpened:
+		return nil
+	case doStart:
+		return c.onStart(ev)
+	case doFrames:
+		c.onFrames(ev.Data)
+	case doPage:
+		c.onPage(ev)
+	case doPageFailed:
+		c.onPageFailed(ev)
+	case doLost:
+		c.setJitter(ev.Jitter)
+		reason := "connection lost"
+		if ev.Error != "" {
+			reason += ": " + ev.Error
+		}
+		c.resync(reason, false, false)
+	case doTimer:
+		c.onTimer(ev.TimerID)
+	case doLoadOlder:
+		c.onLoadOlder()
+	case doSetInternal:
+		c.onSetInternal(ev.IncludeInternal)
+	case doClose:
+		c.onClose()
+	}
+	return nil
+}
+
+// checkEvent refuses events whose fields are out of range, before anything
+// changes.
+func checkEvent(ev *Event) error {
+	switch ev.Type {
+	case EvStart:
+		if ev.SessionID == "" {
+			return Errorf(CodeBadRequest, "start: session_id is required")
+		}
+		if ev.PageLimit < 0 {
+			return Errorf(CodeBadRequest, "start: page_limit %d is negative", ev.PageLimit)
+		}
+	case EvPage:
+		if ev.RequestID == 0 {
+			return Errorf(CodeBadRequest, "page: request_id is required")
+		}
+		if ev.Page == nil && len(ev.Data) == 0 {
+			return Errorf(CodeMalformed, "page: neither data nor page given")
+		}
+	case EvPageFailed:
+		if ev.RequestID == 0 {
+			return Errorf(CodeBadRequest, "page_failed: request_id is required")
+		}
+	case EvTimerFired:
+		if ev.TimerID == 0 {
+			return Errorf(CodeBadRequest, "timer_fired: timer_id is required")
+		}
+	}
+	if ev.Jitter < 0 || ev.Jitter > MaxJitter {
+		return Errorf(CodeBadRequest, "jitter %d is outside 0..%d", ev.Jitter, MaxJitter)
+	}
+	return nil
+}
+
+func (c *Client) setJitter(j int64) {
+	if j != 0 {
+		c.jitter = j
+	}
+}
+
+func (c *Client) emit(cmd Command) { c.cmds = append(c.cmds, cmd) }
+
+func (c *Client) setStatus(s, reason string) {
+	if c.status == s {
+		return
+	}
+	c.status = s
+	c.emit(Command{Type: CmdStatus, Status: s, Reason: reason})
+}
+
+func (c *Client) newRequest() uint64 { c.nextReq++; return c.nextReq }
+func (c *Client) newTimer() uint64   { c.nextTimer++; return c.nextTimer }
+
+// touch marks an entry as changed by the current event.
+func (c *Client) touch(e *entry) {
+	if e.mark != c.gen {
+		e.mark = c.gen
+		c.changed = append(c.changed, e)
+	}
+}
+
+// finishCommands appends the event's render command, if any, to c.cmds and
+// returns it. Render always comes last: the host renders once per event,
+// after every other command. The result is scratch owned by the client.
+func (c *Client) finishCommands() []Command {
+	switch {
+	case c.reset:
+		c.emit(Command{Type: CmdRender, Reset: true})
+	case len(c.changed) > 0:
+		if len(c.changed) > 1 {
+			slices.SortFunc(c.changed, func(a, b *entry) int { return cmpInt(a.meta.Sequence, b.meta.Sequence) })
+		}
+		c.ids = c.ids[:0]
+		for _, e := range c.changed {
+			if c.byID[e.meta.MessageID] == e { // still in the window
+				c.ids = append(c.ids, e.meta.MessageID)
+			}
+		}
+		if len(c.ids) > 0 {
+			c.emit(Command{Type: CmdRender, MessageIDs: c.ids})
+		}
+	}
+	return c.cmds
+}
+
+// takeCommands is finishCommands with a result the caller owns. The common
+// case of a delta (one render of one message) costs a single allocation.
+func (c *Client) takeCommands() []Command {
+	cmds := c.finishCommands()
+	if len(cmds) == 1 && len(cmds[0].MessageIDs) == 1 {
+		one := &struct {
+			cmd [1]Command
+			id  [1]string
+		}{}
+		one.cmd[0] = cmds[0]
+		one.id[0] = cmds[0].MessageIDs[0]
+		one.cmd[0].MessageIDs = one.id[:]
+		return one.cmd[:]
+	}
+	out := make([]Command, len(cmds))
+	copy(out, cmds)
+	for i := range out {
+		if out[i].MessageIDs != nil {
+			out[i].MessageIDs = slices.Clone(out[i].MessageIDs)
+		}
+	}
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// View returns the current view (a copy the caller owns; `any` values of
+// parts are shared and read-only).
+func (c *Client) View() View {
+	msgs := c.messages()
+	return View{
+		SessionID:          c.sessionID,
+		Status:             c.status,
+		Messages:           msgs,
+		Total:              c.total,
+		HasMoreOlder:       c.hasMoreOlder,
+		NextBeforeSequence: c.nextBefore,
+		LoadingOlder:       c.olderReq != 0 || c.olderTimer != 0,
+		IncludeInternal:    c.includeInternal,
+		Digest:             DigestMessages(msgs),
+	}
+}
+
+func (c *Client) messages() []Message {
+	msgs := make([]Message, len(c.win))
+	for i, e := range c.win {
+		msgs[i] = e.message()
+	}
+	return msgs
+}
 
 // ViewBytes is the msgpack encoding of View.
-func (c *Client) ViewBytes() []byte { return nil }
+func (c *Client) ViewBytes() []byte { return EncodeView(c.View()) }
 
 // Message returns one message of the view by id (a copy the caller owns).
-func (c *Client) Message(id string) (Message, bool) { return Message{}, false }
+func (c *Client) Message(id string) (Message, bool) {
+	e := c.byID[id]
+	if e == nil {
+		return Message{}, false
+	}
+	return e.message(), true
+}
 
 // MessageBytes is the msgpack encoding of Message(id), nil if absent.
-func (c *Client) MessageBytes(id string) []byte { return nil }
+func (c *Client) MessageBytes(id string) []byte {
+	m, ok := c.Message(id)
+	if !ok {
+		return nil
+	}
+	return EncodeMessage(m)
+}
 
 // Digest is the hex SHA-256 digest of the view's messages (DigestMessages).
-func (c *Client) Digest() string { return "" }
+func (c *Client) Digest() string { return DigestMessages(c.messages()) }
 
-// DigestMessages is the hex SHA-256 of the canonical msgpack encoding of
-// msgs. Servers use it to compare a client's view with their snapshot.
-func DigestMessages(msgs []Message) string { return "" }
+// Status is the connection status (one of the Status* constants).
+func (c *Client) Status() string { return c.status }

@@ -1,0 +1,262 @@
+package bindings
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+const contentMsgpack = "application/msgpack"
+
+// maxResponseBytes bounds what the API helper reads from one answer: a page
+// of 200 messages with long outputs is large, but never unbounded.
+const maxResponseBytes = 256 << 20
+
+// API is a thin client of the server's HTTP API (docs/protocol.md §3), in
+// msgpack. Its zero value needs BaseURL. It is safe for concurrent use.
+// Every error from the server is a *synccore.Error with the server's code.
+type API struct {
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8080".
+	BaseURL string
+	// Token, when set, is sent as "Authorization: Bearer <token>".
+	Token string
+	// HTTPClient defaults to http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// Session is one session as the server lists it.
+type Session struct {
+	SessionID    string `msgpack:"session_id" json:"session_id"`
+	Model        string `msgpack:"model" json:"model"`
+	ApprovalMode string `msgpack:"approval_mode,omitempty" json:"approval_mode,omitempty"`
+	CreatedAt    int64  `msgpack:"created_at" json:"created_at"`
+	UpdatedAt    int64  `msgpack:"updated_at,omitempty" json:"updated_at,omitempty"`
+	HeadSequence int64  `msgpack:"head_sequence" json:"head_sequence"`
+}
+
+// Action types of POST /v1/sessions/{id}/actions.
+const (
+	ActionStop            = "stop"
+	ActionSetModel        = "set_model"
+	ActionSetApprovalMode = "set_approval_mode"
+)
+
+// CreateSession creates a session; an empty model is the server's default.
+func (a *API) CreateSession(ctx context.Context, model string) (Session, error) {
+	var s Session
+	body := struct {
+		Model string `msgpack:"model,omitempty"`
+	}{model}
+	err := a.do(ctx, http.MethodPost, "/v1/sessions", nil, body, &s)
+	return s, err
+}
+
+// Sessions lists the sessions, newest first.
+func (a *API) Sessions(ctx context.Context) ([]Session, error) {
+	var list struct {
+		Items []Session `msgpack:"items"`
+	}
+	err := a.do(ctx, http.MethodGet, "/v1/sessions", nil, nil, &list)
+	return list.Items, err
+}
+
+// Messages reads one page of a session's history from the server's
+// snapshot: the newest limit messages with sequence < beforeSequence (0:
+// up to the head), oldest first. A limit of 0 is the server's default.
+func (a *API) Messages(ctx context.Context, sessionID string, limit int, beforeSequence int64, includeInternal bool) (synccore.MessagePage, error) {
+	var page synccore.MessagePage
+	raw, err := a.pageBytes(ctx, sessionID, limit, beforeSequence, includeInternal)
+	if err != nil {
+		return page, err
+	}
+	if err := msgpack.Unmarshal(raw, &page); err != nil {
+		return page, synccore.Errorf(synccore.CodeMalformed, "decode page: %v", err)
+	}
+	return page, nil
+}
+
+// pageBytes is Messages without decoding: the core takes the page's bytes
+// exactly as the server sent them.
+func (a *API) pageBytes(ctx context.Context, sessionID string, limit int, beforeSequence int64, includeInternal bool) ([]byte, error) {
+	q := url.Values{}
+	if limit != 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if beforeSequence != 0 {
+		q.Set("before_sequence", strconv.FormatInt(beforeSequence, 10))
+	}
+	if includeInternal {
+		q.Set("include_internal", "true")
+	}
+	var raw rawBody
+	err := a.do(ctx, http.MethodGet, sessionPath(sessionID, "messages"), q, nil, &raw)
+	return raw, err
+}
+
+// Send posts a visible user message made of parts and returns it as stored.
+func (a *API) Send(ctx context.Context, sessionID string, parts ...synccore.Part) (synccore.Message, error) {
+	return a.SendMessage(ctx, sessionID, parts, synccore.VisibilityVisible)
+}
+
+// SendMessage posts a user message with the given visibility.
+func (a *API) SendMessage(ctx context.Context, sessionID string, parts []synccore.Part, visibility synccore.Visibility) (synccore.Message, error) {
+	body := struct {
+		Parts      []synccore.Part     `msgpack:"parts"`
+		Visibility synccore.Visibility `msgpack:"visibility,omitempty"`
+	}{parts, visibility}
+	var m synccore.Message
+	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "messages"), nil, body, &m)
+	return m, err
+}
+
+// Answer answers a pending interaction: {"approved": bool} for approvals,
+// {"answer": string} for questions (see Approve and Reply). It returns the
+// agent message holding the interaction.
+func (a *API) Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error) {
+	body := struct {
+		Response any `msgpack:"response"`
+	}{response}
+	var m synccore.Message
+	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, body, &m)
+	return m, err
+}
+
+// Approval is the response to an approval interaction.
+func Approval(approved bool) map[string]any { return map[string]any{"approved": approved} }
+
+// Reply is the response to a question interaction.
+func Reply(answer string) map[string]any { return map[string]any{"answer": answer} }
+
+// Action runs a session operation (ActionStop, ActionSetModel with a model
+// name, ActionSetApprovalMode with a mode) and returns the message holding
+// the action part.
+func (a *API) Action(ctx context.Context, sessionID, actionType, value string) (synccore.Message, error) {
+	body := struct {
+		ActionType string `msgpack:"action_type"`
+		Value      string `msgpack:"value,omitempty"`
+	}{actionType, value}
+	var m synccore.Message
+	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, body, &m)
+	return m, err
+}
+
+// sessionPath builds /v1/sessions/{id}/rest... with escaped segments.
+func sessionPath(sessionID string, rest ...string) string {
+	var b strings.Builder
+	b.WriteString("/v1/sessions/")
+	b.WriteString(url.PathEscape(sessionID))
+	for _, r := range rest {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(r))
+	}
+	return b.String()
+}
+
+// rawBody asks do for the answer's bytes undecoded.
+type rawBody []byte
+
+// do sends one request with a msgpack body (if in is not nil) and decodes a
+// 2xx msgpack answer into out. A non-2xx answer becomes the server's typed
+// error.
+func (a *API) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
+	u := strings.TrimRight(a.BaseURL, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var body io.Reader
+	if in != nil {
+		var buf bytes.Buffer
+		enc := msgpack.NewEncoder(&buf)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(in); err != nil {
+			return fmt.Errorf("bindings: encode %s %s: %w", method, path, err)
+		}
+		body = &buf
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return fmt.Errorf("bindings: %s %s: %w", method, path, err)
+	}
+	req.Header.Set("Accept", contentMsgpack)
+	if in != nil {
+		req.Header.Set("Content-Type", contentMsgpack)
+	}
+	if a.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.Token)
+	}
+	hc := a.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("bindings: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return fmt.Errorf("bindings: read answer of %s %s: %w", method, path, err)
+	}
+	if len(data) > maxResponseBytes {
+		return synccore.Errorf(synccore.CodeTooLarge, "%s %s: answer over %d bytes", method, path, maxResponseBytes)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return serverError(resp, data)
+	}
+	switch o := out.(type) {
+	case nil:
+		return nil
+	case *rawBody:
+		*o = data
+		return nil
+	}
+	if err := msgpack.Unmarshal(data, out); err != nil {
+		return synccore.Errorf(synccore.CodeMalformed, "%s %s: decode answer: %v", method, path, err)
+	}
+	return nil
+}
+
+// serverError decodes the server's {code, message} (msgpack as asked, or
+// JSON from a path that could not honour Accept), or types the bare status.
+func serverError(resp *http.Response, data []byte) error {
+	var e synccore.Error
+	ct := resp.Header.Get("Content-Type")
+	var err error
+	if strings.HasPrefix(ct, contentMsgpack) {
+		err = msgpack.Unmarshal(data, &e)
+	} else {
+		err = json.Unmarshal(data, &e)
+	}
+	if err == nil && e.Code != "" {
+		return &e
+	}
+	return synccore.Errorf(codeForStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
+}
+
+// codeForStatus is the inverse of the server's status table, for answers
+// without a typed body (a proxy's error page, say).
+func codeForStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return synccore.CodeBadRequest
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return synccore.CodeUnauthorized
+	case http.StatusNotFound:
+		return synccore.CodeNotFound
+	case http.StatusConflict:
+		return synccore.CodeConflict
+	case http.StatusRequestEntityTooLarge:
+		return synccore.CodeTooLarge
+	default:
+		return synccore.CodeInternal
+	}
+}

@@ -1,0 +1,172 @@
+package bindings
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/agentsync/agentsync/wasm/module"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// benchCore brings core to live with one streaming agent message whose text
+// part already holds size bytes, and returns the next frame seq.
+func benchCore(b *testing.B, core Core, size int) uint64 {
+	b.Helper()
+	must := func(cmds []synccore.Command, err error) []synccore.Command {
+		b.Helper()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cmds
+	}
+	must(core.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "s1", PageLimit: 50}))
+	must(core.Handle(synccore.Event{Type: synccore.EvSubscriptionOpened}))
+	cmds := must(core.Handle(framesEvent(b, synccore.Frame{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1", HeadSequence: 2})))
+	var reqID uint64
+	for _, c := range cmds {
+		if c.Type == synccore.CmdFetchPage {
+			reqID = c.RequestID
+		}
+	}
+	if reqID == 0 {
+		b.Fatalf("no fetch_page after hello: %+v", cmds)
+	}
+	page := synccore.MessagePage{
+		Items: []synccore.Message{
+			{MessageID: "m1", SessionID: "s1", Sequence: 1, Revision: 1, Role: synccore.RoleUser, Visibility: synccore.VisibilityVisible, CreatedAt: 1,
+				Parts: []synccore.Part{{PartID: "u1", Sequence: 1, Type: synccore.PartText, Text: "go"}}},
+			{MessageID: "m2", SessionID: "s1", Sequence: 2, Revision: 1, Role: synccore.RoleAgent, State: synccore.MessageStreaming, TurnID: "t1", Visibility: synccore.VisibilityVisible, CreatedAt: 2,
+				Parts: []synccore.Part{{PartID: "p1", Sequence: 1, Type: synccore.PartText, StepID: "st1", State: synccore.StateStreaming, Text: strings.Repeat("a", size)}}},
+		},
+		Total: 2, StartSequence: 1, EndSequence: 2,
+	}
+	must(core.Handle(synccore.Event{Type: synccore.EvPage, RequestID: reqID, Data: encode(b, page)}))
+	v, err := core.View()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if v.Status != synccore.StatusLive || len(v.Messages) != 2 {
+		b.Fatalf("core not live with the page: status %s, %d messages", v.Status, len(v.Messages))
+	}
+	return 2
+}
+
+func encode(b testing.TB, v any) []byte {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(v); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func framesEvent(b testing.TB, frames ...synccore.Frame) synccore.Event {
+	return synccore.Event{Type: synccore.EvFrames, Data: encode(b, frames)}
+}
+
+// benchApplyDelta feeds b.N one-frame WebSocket messages, each an 8-byte
+// delta, to core: the per-mutation cost a host pays.
+func benchApplyDelta(b *testing.B, core Core, size int) {
+	seq := benchCore(b, core, size)
+	const delta = "bcdefghi"
+	events := make([]synccore.Event, b.N)
+	for i := range events {
+		events[i] = framesEvent(b, synccore.Frame{Seq: seq + uint64(i), Kind: synccore.FrameDelta,
+			MessageID: "m2", Revision: 1, PartID: "p1", Offset: int64(size + i*len(delta)), Text: delta})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range events {
+		cmds, err := core.Handle(events[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(cmds) != 1 || cmds[0].Type != synccore.CmdRender {
+			b.Fatalf("delta %d: commands %+v, want one render", i, cmds)
+		}
+	}
+	b.StopTimer()
+	m, ok, err := core.Message("m2")
+	if err != nil || !ok || len(m.Parts[0].Text) != size+b.N*len(delta) {
+		b.Fatalf("after %d deltas: ok %v err %v", b.N, ok, err)
+	}
+}
+
+func BenchmarkApplyDelta(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1 << 10}, {"10MB", 10 << 20}} {
+		b.Run("wasm/"+size.name, func(b *testing.B) {
+			core, err := NewWasmCore(context.Background(), testRuntime(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer core.Close()
+			benchApplyDelta(b, core, size.n)
+		})
+		b.Run("native/"+size.name, func(b *testing.B) {
+			core := NewNativeCore()
+			defer core.Close()
+			benchApplyDelta(b, core, size.n)
+		})
+	}
+}
+
+// BenchmarkStartWarmCache is a process's first start with the compilation
+// cache already on disk: compile (from the cache) + the first instance.
+func BenchmarkStartWarmCache(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	warm, err := NewRuntime(ctx, RuntimeConfig{CacheDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_ = warm.Close(ctx)
+	b.ResetTimer()
+	for range b.N {
+		rt, err := NewRuntime(ctx, RuntimeConfig{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		core, err := NewWasmCore(ctx, rt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = core.Close()
+		_ = rt.Close(ctx)
+	}
+}
+
+// BenchmarkNewInstance is one more core in a running process.
+func BenchmarkNewInstance(b *testing.B) {
+	rt := testRuntime(b)
+	b.ResetTimer()
+	for range b.N {
+		core, err := NewWasmCore(context.Background(), rt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = core.Close()
+	}
+}
+
+// BenchmarkModuleSize reports the module's size raw and gzipped (-9), the
+// bytes a browser downloads. Brotli has no Go library in this module's
+// dependencies: measure it with the brotli CLI.
+func BenchmarkModuleSize(b *testing.B) {
+	var buf bytes.Buffer
+	for range b.N {
+		buf.Reset()
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = zw.Write(module.Wasm)
+		_ = zw.Close()
+	}
+	b.ReportMetric(float64(len(module.Wasm)), "raw-bytes")
+	b.ReportMetric(float64(buf.Len()), "gzip-bytes")
+}

@@ -1,0 +1,360 @@
+package bindings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/gorilla/websocket"
+)
+
+// Config configures a Client. BaseURL and SessionID are required.
+type Config struct {
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8080".
+	BaseURL   string
+	SessionID string
+	// Token, when set, is sent as "Authorization: Bearer <token>" on every
+	// request and on the subscription.
+	Token string
+	// PageLimit is the page size of snapshot reads (0: the core's default, 50).
+	PageLimit int
+	// IncludeInternal shows internal messages too (debugging, audit).
+	IncludeInternal bool
+
+	// Core runs the sync state machine. Nil means a WasmCore on Runtime.
+	// The Client owns it and closes it on Close.
+	Core Core
+	// Runtime makes the WasmCore when Core is nil. Nil means a Runtime
+	// shared by the process, made with a zero RuntimeConfig on first use.
+	Runtime *Runtime
+
+	// HTTPClient defaults to http.DefaultClient.
+	HTTPClient *http.Client
+	// Dialer opens the WebSocket; nil means websocket.DefaultDialer.
+	Dialer *websocket.Dialer
+	// MaxMessageBytes bounds one WebSocket message from the server
+	// (0: 64 MiB). A message holding a whole long output can be large.
+	MaxMessageBytes int64
+	// Logger receives the client's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Client keeps an exact view of one session: it runs the core's commands
+// (subscription, page reads, timers) and reconnects by itself. Its methods
+// are safe for concurrent use.
+type Client struct {
+	cfg  Config
+	api  *API
+	core Core
+	log  *slog.Logger
+
+	// events feeds the loop goroutine, the only caller of the core.
+	events chan loopEvent
+	ctx    context.Context // ends when Close is called
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the loop has exited
+
+	loop loopState // owned by the loop goroutine
+
+	mu      sync.Mutex
+	view    synccore.View
+	changed chan struct{} // closed and replaced on every view change
+	subs    []subscriber
+	nextSub int
+	err     error // why the client stopped, if it stopped on its own
+}
+
+type subscriber struct {
+	id int
+	fn func(synccore.View)
+}
+
+// Dial starts a Client and waits until it is live: subscribed and holding
+// the snapshot. If ctx ends first, the client is closed and ctx's error
+// returned. Use New to get the client at once and watch it connect.
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	c, err := New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.WaitFor(ctx, func(v synccore.View) bool { return v.Status == synccore.StatusLive }); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("bindings: dial session %s: %w", cfg.SessionID, err)
+	}
+	return c, nil
+}
+
+// New starts a Client without waiting for it to connect. ctx bounds only
+// the setup (making the core); Close ends the client.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	if cfg.BaseURL == "" || cfg.SessionID == "" {
+		return nil, synccore.Errorf(synccore.CodeBadRequest, "bindings: Config needs BaseURL and SessionID")
+	}
+	core := cfg.Core
+	if core == nil {
+		rt := cfg.Runtime
+		if rt == nil {
+			var err error
+			if rt, err = defaultRuntime(ctx); err != nil {
+				return nil, err
+			}
+		}
+		wc, err := NewWasmCore(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		core = wc
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("session_id", cfg.SessionID)
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = 64 << 20
+	}
+	c := &Client{
+		cfg:     cfg,
+		api:     &API{BaseURL: cfg.BaseURL, Token: cfg.Token, HTTPClient: cfg.HTTPClient},
+		core:    core,
+		log:     log,
+		events:  make(chan loopEvent, 64),
+		done:    make(chan struct{}),
+		changed: make(chan struct{}),
+		view:    synccore.View{SessionID: cfg.SessionID, Status: synccore.StatusIdle},
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.loop.init()
+	go c.run()
+	return c, nil
+}
+
+var (
+	defaultRTMu sync.Mutex
+	defaultRT   *Runtime
+)
+
+// defaultRuntime is the process-wide Runtime of clients without one. A
+// failure is not remembered: the next client tries again.
+func defaultRuntime(ctx context.Context) (*Runtime, error) {
+	defaultRTMu.Lock()
+	defer defaultRTMu.Unlock()
+	if defaultRT != nil {
+		return defaultRT, nil
+	}
+	rt, err := NewRuntime(ctx, RuntimeConfig{})
+	if err != nil {
+		return nil, err
+	}
+	defaultRT = rt
+	return rt, nil
+}
+
+// SessionID is the session this client syncs.
+func (c *Client) SessionID() string { return c.cfg.SessionID }
+
+// View returns the current view. Its Messages slice is shared and must not
+// be modified. View.Digest is set when the view was read whole from the
+// core and empty after incremental updates; Digest always answers.
+func (c *Client) View() synccore.View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.view
+}
+
+// Status is the connection status (synccore.Status*).
+func (c *Client) Status() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.view.Status
+}
+
+// Err is why the client stopped by itself (a core that could not be
+// rebuilt), or nil while it runs or after a plain Close.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Digest is the core's digest of the view's messages, comparable with the
+// server's digest of the same range.
+func (c *Client) Digest(ctx context.Context) (string, error) {
+	var d string
+	err := c.request(ctx, func() error {
+		var err error
+		d, err = c.core.Digest()
+		return err
+	})
+	return d, err
+}
+
+// Subscribe calls fn with the new view after every change, from the
+// client's goroutine, in order. fn must return quickly and must not call
+// Close; it may call View, Status and the HTTP helpers. The returned
+// function unsubscribes.
+func (c *Client) Subscribe(fn func(synccore.View)) (unsubscribe func()) {
+	c.mu.Lock()
+	c.nextSub++
+	id := c.nextSub
+	c.subs = append(c.subs, subscriber{id: id, fn: fn})
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, s := range c.subs {
+			if s.id == id {
+				c.subs = append(c.subs[:i:i], c.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// WaitFor blocks until cond holds for the current view, the client is
+// closed, or ctx ends. cond runs on the caller's goroutine.
+func (c *Client) WaitFor(ctx context.Context, cond func(synccore.View) bool) error {
+	for {
+		c.mu.Lock()
+		v, ch, err := c.view, c.changed, c.err
+		c.mu.Unlock()
+		if cond(v) {
+			return nil
+		}
+		if v.Status == synccore.StatusClosed {
+			if err != nil {
+				return err
+			}
+			return errClosed
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// LoadOlder reads the page of history before the oldest message held and
+// waits until it is in the view (or the read failed; the view then says
+// HasMoreOlder still). It returns at once when there is nothing older.
+func (c *Client) LoadOlder(ctx context.Context) error {
+	if err := c.handle(ctx, synccore.Event{Type: synccore.EvLoadOlder}); err != nil {
+		return err
+	}
+	return c.WaitFor(ctx, func(v synccore.View) bool { return !v.LoadingOlder })
+}
+
+// SetIncludeInternal shows or hides internal messages and re-reads.
+func (c *Client) SetIncludeInternal(ctx context.Context, include bool) error {
+	return c.handle(ctx, synccore.Event{Type: synccore.EvSetIncludeInternal, IncludeInternal: include})
+}
+
+// Messages reads a page of history directly from the server (not from the
+// view): the newest limit messages before beforeSequence (0: the head).
+func (c *Client) Messages(ctx context.Context, limit int, beforeSequence int64, includeInternal bool) (synccore.MessagePage, error) {
+	return c.api.Messages(ctx, c.cfg.SessionID, limit, beforeSequence, includeInternal)
+}
+
+// Send posts a visible user message to the session.
+func (c *Client) Send(ctx context.Context, parts ...synccore.Part) (synccore.Message, error) {
+	return c.api.Send(ctx, c.cfg.SessionID, parts...)
+}
+
+// Answer answers a pending interaction (see Approval and Reply).
+func (c *Client) Answer(ctx context.Context, interactionID string, response any) (synccore.Message, error) {
+	return c.api.Answer(ctx, c.cfg.SessionID, interactionID, response)
+}
+
+// Action runs a session operation (ActionStop, ActionSetModel...).
+func (c *Client) Action(ctx context.Context, actionType, value string) (synccore.Message, error) {
+	return c.api.Action(ctx, c.cfg.SessionID, actionType, value)
+}
+
+// API is the HTTP helper the client uses, for calls on other sessions.
+func (c *Client) API() *API { return c.api }
+
+// Close stops syncing, closes the connection and the core, and waits for
+// the client's goroutine to end. It is safe to call more than once.
+func (c *Client) Close() error {
+	c.cancel()
+	<-c.done
+	return nil
+}
+
+// handle feeds ev to the core through the loop and waits until the view
+// reflects it.
+func (c *Client) handle(ctx context.Context, ev synccore.Event) error {
+	return c.post(ctx, loopEvent{kind: evCaller, ev: ev})
+}
+
+// request runs fn on the loop goroutine, between events.
+func (c *Client) request(ctx context.Context, fn func() error) error {
+	return c.post(ctx, loopEvent{kind: evFunc, fn: fn})
+}
+
+// post sends le to the loop and waits for its answer.
+func (c *Client) post(ctx context.Context, le loopEvent) error {
+	le.ack = make(chan error, 1)
+	select {
+	case c.events <- le:
+	case <-c.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-le.ack:
+		return err
+	case <-c.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// publish installs a new view and tells waiters and subscribers.
+func (c *Client) publish(v synccore.View) {
+	c.mu.Lock()
+	c.view = v
+	close(c.changed)
+	c.changed = make(chan struct{})
+	subs := append([]subscriber(nil), c.subs...)
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.fn(v)
+	}
+}
+
+// stop records why the client stopped by itself.
+func (c *Client) stop(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+// isClosedErr reports whether err means the client is closed.
+func isClosedErr(err error) bool {
+	return errors.Is(err, errClosed)
+}
+
+// jitter is the host's randomness for the core's backoff, 0..1000. The
+// core has none of its own, so tests of the core stay deterministic.
+func jitter(r *rand.Rand) int64 { return r.Int64N(1001) }
+
+// backoff is the delay before the n-th rebuild of a broken core in a row.
+func backoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := 250 * time.Millisecond << min(n-2, 7)
+	return min(d, 30*time.Second)
+}

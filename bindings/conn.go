@@ -1,0 +1,183 @@
+package bindings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/gorilla/websocket"
+)
+
+const (
+	// pageTimeout bounds one page read; the core retries a failed one.
+	pageTimeout = 30 * time.Second
+	// readTimeout declares a silent connection dead: the server pings
+	// every 20 s, so three missed pings is a lost connection.
+	readTimeout = 60 * time.Second
+	// controlTimeout bounds writing a pong or a close frame.
+	controlTimeout = 5 * time.Second
+)
+
+// subscription is one WebSocket the core asked for. The loop owns it; its
+// reader goroutine only reports what it reads.
+type subscription struct {
+	ctx    context.Context // cancelled by close: aborts a dial in progress
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	conn   *websocket.Conn
+	closed bool
+}
+
+// attach installs the dialed connection, or closes it if the core already
+// closed this subscription.
+func (s *subscription) attach(conn *websocket.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = conn.Close()
+		return false
+	}
+	s.conn = conn
+	return true
+}
+
+// close ends the subscription politely: a close frame, then the socket.
+func (s *subscription) close() {
+	s.cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.conn != nil {
+		msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+		_ = s.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(controlTimeout))
+		_ = s.conn.Close()
+	}
+}
+
+// openSubscription replaces the current subscription with a new one.
+func (c *Client) openSubscription(sessionID string) {
+	c.closeSubscription("replaced")
+	if sessionID == "" {
+		sessionID = c.cfg.SessionID
+	}
+	l := &c.loop
+	l.gen++
+	s := &subscription{}
+	s.ctx, s.cancel = context.WithCancel(c.ctx)
+	l.sub = s
+	go c.readSubscription(s, l.epoch, l.gen, sessionID)
+}
+
+// closeSubscription closes the current subscription; its reader's events
+// are stale from now on.
+func (c *Client) closeSubscription(reason string) {
+	l := &c.loop
+	l.gen++
+	if l.sub != nil {
+		c.log.Debug("close subscription", "reason", reason)
+		l.sub.close()
+		l.sub = nil
+	}
+}
+
+// readSubscription dials, reports subscription_opened, then every binary
+// message as a frames event, and finally connection_lost.
+func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID string) {
+	report := func(ev synccore.Event) {
+		c.send(loopEvent{kind: evSub, epoch: epoch, gen: gen, ev: ev})
+	}
+	lost := func(err error) {
+		report(synccore.Event{Type: synccore.EvConnectionLost, Error: err.Error()})
+	}
+	conn, err := c.dial(s.ctx, sessionID)
+	if err != nil {
+		if s.ctx.Err() == nil {
+			c.log.Warn("subscribe failed", "err", err)
+		}
+		lost(err)
+		return
+	}
+	if !s.attach(conn) {
+		return
+	}
+	conn.SetReadLimit(c.cfg.MaxMessageBytes)
+	_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+	conn.SetPingHandler(func(data string) error {
+		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(controlTimeout))
+		if err != nil && !errors.Is(err, websocket.ErrCloseSent) {
+			return err
+		}
+		return nil
+	})
+	report(synccore.Event{Type: synccore.EvSubscriptionOpened})
+	for {
+		typ, data, err := conn.ReadMessage()
+		if err != nil {
+			lost(err)
+			return
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+		if typ != websocket.BinaryMessage {
+			continue // the protocol only sends binary frames
+		}
+		report(synccore.Event{Type: synccore.EvFrames, Data: data})
+	}
+}
+
+// dial opens the WebSocket of sessionID's subscription.
+func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, error) {
+	u, err := subscribeURL(c.cfg.BaseURL, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	header := http.Header{}
+	if c.cfg.Token != "" {
+		header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	d := c.cfg.Dialer
+	if d == nil {
+		d = websocket.DefaultDialer
+	}
+	conn, resp, err := d.DialContext(ctx, u, header)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("bindings: subscribe %s: HTTP %s: %w", u, resp.Status, err)
+		}
+		return nil, fmt.Errorf("bindings: subscribe %s: %w", u, err)
+	}
+	return conn, nil
+}
+
+// subscribeURL turns the HTTP base URL into the subscription's ws:// URL.
+func subscribeURL(base, sessionID string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil {
+		return "", fmt.Errorf("bindings: base URL %q: %w", base, err)
+	}
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	case "ws", "wss":
+	default:
+		return "", fmt.Errorf("bindings: base URL %q: scheme must be http or https", base)
+	}
+	// Path holds the decoded form, RawPath the escaped one: an id with a
+	// "/" or "%" stays one segment.
+	u.RawPath = u.EscapedPath() + sessionPath(sessionID, "subscribe")
+	u.Path += "/v1/sessions/" + sessionID + "/subscribe"
+	return u.String(), nil
+}
+
+func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}

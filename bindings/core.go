@@ -1,0 +1,141 @@
+package bindings
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// Core is one client core: the synccore state machine behind a small API.
+// Implementations serialise calls themselves, so a Core may be shared by
+// goroutines, but the Client is its only intended caller.
+type Core interface {
+	// Handle applies one event and returns the commands for the host. A
+	// rejected event returns a typed *synccore.Error; code internal means the
+	// core is broken and must be Reset (or dropped).
+	Handle(ev synccore.Event) ([]synccore.Command, error)
+	// View returns the current view, owned by the caller.
+	View() (synccore.View, error)
+	// Message returns one message of the view by id; false if absent.
+	Message(id string) (synccore.Message, bool, error)
+	// Digest is the hex SHA-256 of the view's messages (synccore.DigestMessages).
+	Digest() (string, error)
+	// Close releases the core; later calls return a closed error.
+	Close() error
+}
+
+// Resetter is implemented by cores that can be rebuilt in place after an
+// internal error: Reset drops the old state (and, for a WasmCore, the
+// instance) and leaves a fresh, idle core. The Client uses it to recover.
+type Resetter interface {
+	Reset(ctx context.Context) error
+}
+
+// NativeCore runs synccore.Client directly in Go: the reference behaviour,
+// about twenty times faster than the WebAssembly core.
+type NativeCore struct {
+	mu     sync.Mutex
+	c      *synccore.Client
+	broken error
+}
+
+var (
+	_ Core     = (*NativeCore)(nil)
+	_ Resetter = (*NativeCore)(nil)
+)
+
+// NewNativeCore returns an idle native core.
+func NewNativeCore() *NativeCore {
+	return &NativeCore{c: synccore.NewClient(synccore.Options{})}
+}
+
+// Handle implements Core. A panic in the core is recovered into an internal
+// error that breaks the core until Reset, like the WebAssembly module does.
+func (n *NativeCore) Handle(ev synccore.Event) (cmds []synccore.Command, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return nil, err
+	}
+	defer n.recoverInto("handle", &err)
+	return n.c.Handle(ev)
+}
+
+// View implements Core.
+func (n *NativeCore) View() (v synccore.View, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return v, err
+	}
+	defer n.recoverInto("view", &err)
+	return n.c.View(), nil
+}
+
+// Message implements Core.
+func (n *NativeCore) Message(id string) (m synccore.Message, ok bool, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return m, false, err
+	}
+	defer n.recoverInto("message", &err)
+	m, ok = n.c.Message(id)
+	return m, ok, nil
+}
+
+// Digest implements Core.
+func (n *NativeCore) Digest() (d string, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return "", err
+	}
+	defer n.recoverInto("digest", &err)
+	return n.c.Digest(), nil
+}
+
+// Reset implements Resetter: a fresh idle client replaces the old one.
+func (n *NativeCore) Reset(context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.c == nil {
+		return errClosed
+	}
+	n.c, n.broken = synccore.NewClient(synccore.Options{}), nil
+	return nil
+}
+
+// Close implements Core.
+func (n *NativeCore) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.c = nil
+	return nil
+}
+
+func (n *NativeCore) usable() error {
+	if n.c == nil {
+		return errClosed
+	}
+	return n.broken
+}
+
+// recoverInto turns a panic into the internal error that breaks the core.
+func (n *NativeCore) recoverInto(op string, err *error) {
+	if v := recover(); v != nil {
+		n.broken = synccore.Errorf(synccore.CodeInternal, "native core %s: panic: %v", op, v)
+		*err = n.broken
+	}
+}
+
+// errClosed is returned by a core or client used after Close.
+var errClosed = synccore.Errorf(synccore.CodeClosed, "closed")
+
+// isInternal reports whether err means the core is broken and must be
+// rebuilt: a typed internal error (a recovered panic or a trap).
+func isInternal(err error) bool {
+	return errors.Is(err, &synccore.Error{Code: synccore.CodeInternal})
+}

@@ -1,0 +1,21 @@
+// Package bindings runs the agentsync client core in Go programs and syncs a
+// session with a server: a terminal UI, a bot or a backend-for-frontend keeps
+// an exact view of an agent session with a few calls.
+//
+//	c, err := bindings.Dial(ctx, bindings.Config{BaseURL: "http://127.0.0.1:8080", SessionID: id})
+//	if err != nil { ... }
+//	defer c.Close()
+//	unsubscribe := c.Subscribe(func(v synccore.View) { render(v) })
+//	defer unsubscribe()
+//	_, err = c.Send(ctx, synccore.Part{Type: synccore.PartText, Text: "hello"})
+//
+// The core is the same WebAssembly module that browsers run (wasm/module),
+// executed by wazero (a Runtime compiles it once; each WasmCore is one
+// instance), so a Go host behaves byte for byte like every other host. A
+// NativeCore runs the same synccore code directly, for speed or debugging.
+//
+// A Client owns the WebSocket and the HTTP reads the core asks for, runs the
+// core in one goroutine, and recovers by itself: a lost connection is
+// re-established with backoff, and a core that traps is rebuilt and resynced
+// from the server's snapshot, with nothing lost to the caller.
+package bindings

@@ -1,0 +1,414 @@
+package bindings
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// The loop goroutine is the only caller of the core. Everything else (the
+// subscription reader, page fetches, timers, method calls) talks to it
+// through Client.events, so the core sees one ordered stream of events.
+
+type evKind int
+
+const (
+	evCaller  evKind = iota // a method's event; acknowledged once the view shows it
+	evFunc                  // a function to run between events (Digest)
+	evIO                    // a page answer or a timer: stale after a core rebuild
+	evSub                   // from a subscription: stale once it is replaced
+	evRestart               // rebuild a broken core, after its backoff
+)
+
+// loopEvent is one input of the loop. epoch and gen say which core and
+// which subscription an asynchronous result belongs to: results of a core
+// that was rebuilt, or of a subscription the core closed, are dropped
+// (the core expects no event for a close it asked for).
+type loopEvent struct {
+	kind  evKind
+	ev    synccore.Event
+	epoch uint64
+	gen   uint64
+	fn    func() error
+	ack   chan error
+}
+
+// loopState is owned by the loop goroutine.
+type loopState struct {
+	epoch  uint64 // bumped by every core rebuild
+	gen    uint64 // bumped by every subscription opened or closed
+	sub    *subscription
+	timers map[uint64]*time.Timer
+	rng    *rand.Rand
+
+	includeInternal bool // as last asked, replayed on a rebuild
+
+	// What changed since the last flush.
+	full          bool     // read the whole view
+	ids           []string // messages to re-read
+	status        string
+	statusChanged bool
+	acks          []pendingAck
+
+	// Recovery of a broken core.
+	broken     bool      // the core failed; waiting to rebuild it
+	recovering bool      // rebuilt, not live yet: keep showing the old messages
+	resets     int       // rebuilds in a row
+	lastReset  time.Time // resets counts only rebuilds close together
+}
+
+type pendingAck struct {
+	ch  chan error
+	err error
+}
+
+func (s *loopState) init() {
+	s.timers = map[uint64]*time.Timer{}
+	s.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+}
+
+// maxBatch bounds the events handled before the view is refreshed, so a
+// flood of frames still shows progress.
+const maxBatch = 64
+
+func (c *Client) run() {
+	defer close(c.done)
+	c.loop.includeInternal = c.cfg.IncludeInternal
+	c.startCore()
+	c.flush()
+	for {
+		select {
+		case le := <-c.events:
+			c.process(le)
+			// Handle what is already queued before one view refresh: a
+			// burst of frames costs one view read, not one per frame.
+		batch:
+			for n := 1; n < maxBatch; n++ {
+				select {
+				case le := <-c.events:
+					c.process(le)
+				default:
+					break batch
+				}
+			}
+			c.flush()
+		case <-c.ctx.Done():
+			c.shutdown()
+			return
+		}
+	}
+}
+
+// send hands an asynchronous result to the loop, unless the client closed.
+func (c *Client) send(le loopEvent) {
+	select {
+	case c.events <- le:
+	case <-c.ctx.Done():
+	}
+}
+
+func (c *Client) process(le loopEvent) {
+	l := &c.loop
+	switch le.kind {
+	case evFunc:
+		l.acks = append(l.acks, pendingAck{le.ack, le.fn()})
+		return
+	case evRestart:
+		if le.epoch == l.epoch {
+			c.rebuildCore()
+		}
+		return
+	case evIO:
+		if le.epoch != l.epoch {
+			return
+		}
+	case evSub:
+		if le.epoch != l.epoch || le.gen != l.gen {
+			return
+		}
+	}
+	ev := le.ev
+	if l.broken {
+		if le.ack != nil {
+			l.acks = append(l.acks, pendingAck{le.ack, synccore.Errorf(synccore.CodeInternal, "the core is being rebuilt")})
+		}
+		return
+	}
+	switch ev.Type {
+	case synccore.EvConnectionLost:
+		l.sub = nil // its reader has ended
+		ev.Jitter = jitter(l.rng)
+	case synccore.EvTimerFired:
+		delete(l.timers, ev.TimerID)
+	case synccore.EvSetIncludeInternal:
+		l.includeInternal = ev.IncludeInternal
+	}
+	if ev.Type != synccore.EvFrames {
+		// Only frames are known to touch nothing but the messages they
+		// render; anything else may change the view's other fields.
+		l.full = true
+	}
+	cmds, err := c.core.Handle(ev)
+	if err != nil {
+		if isInternal(err) {
+			c.breakCore(err)
+		} else {
+			c.log.Warn("core rejected an event", "event", ev.Type, "err", err)
+		}
+	}
+	if !l.broken {
+		c.execute(cmds)
+	}
+	if le.ack != nil {
+		l.acks = append(l.acks, pendingAck{le.ack, err})
+	}
+}
+
+// execute carries out the core's commands in order.
+func (c *Client) execute(cmds []synccore.Command) {
+	l := &c.loop
+	for _, cmd := range cmds {
+		switch cmd.Type {
+		case synccore.CmdOpenSubscription:
+			c.openSubscription(cmd.SessionID)
+		case synccore.CmdCloseSubscription:
+			c.closeSubscription(cmd.Reason)
+		case synccore.CmdFetchPage:
+			c.fetchPage(cmd)
+		case synccore.CmdSetTimer:
+			c.setTimer(cmd)
+		case synccore.CmdRender:
+			if cmd.Reset {
+				l.full = true
+			} else {
+				l.ids = append(l.ids, cmd.MessageIDs...)
+			}
+		case synccore.CmdStatus:
+			l.status, l.statusChanged = cmd.Status, true
+			c.log.Debug("status", "status", cmd.Status, "reason", cmd.Reason)
+		default:
+			c.log.Warn("unknown core command", "command", cmd.Type)
+		}
+	}
+}
+
+// startCore feeds the start event to a fresh core.
+func (c *Client) startCore() {
+	c.loop.full = true
+	cmds, err := c.core.Handle(synccore.Event{
+		Type:            synccore.EvStart,
+		SessionID:       c.cfg.SessionID,
+		PageLimit:       c.cfg.PageLimit,
+		IncludeInternal: c.loop.includeInternal,
+	})
+	if err != nil {
+		if isInternal(err) {
+			c.breakCore(err)
+			return
+		}
+		// A core that refuses to start cannot sync: stop.
+		c.log.Error("core refused to start", "err", err)
+		c.stop(err)
+		c.cancel()
+		return
+	}
+	c.execute(cmds)
+}
+
+// breakCore reacts to a trap or an internal error: drop everything that
+// belongs to the broken core, then rebuild it (at once the first time, with
+// backoff when it keeps failing). The view keeps its messages meanwhile.
+func (c *Client) breakCore(cause error) {
+	l := &c.loop
+	c.log.Error("core failed; rebuilding it and resyncing from the snapshot", "err", cause)
+	l.broken, l.recovering = true, true
+	c.closeSubscription("core failed")
+	c.stopTimers()
+	l.epoch++
+	if _, ok := c.core.(Resetter); !ok {
+		c.stop(cause)
+		c.cancel()
+		return
+	}
+	now := time.Now()
+	if now.Sub(l.lastReset) > time.Minute {
+		l.resets = 0
+	}
+	l.resets++
+	l.lastReset = now
+	c.scheduleRebuild()
+}
+
+// scheduleRebuild rebuilds the core after the backoff of l.resets.
+func (c *Client) scheduleRebuild() {
+	l := &c.loop
+	d := backoff(l.resets)
+	if d == 0 {
+		c.rebuildCore()
+		return
+	}
+	epoch := l.epoch
+	time.AfterFunc(d, func() { c.send(loopEvent{kind: evRestart, epoch: epoch}) })
+}
+
+// rebuildCore resets the core and starts syncing again from the server.
+func (c *Client) rebuildCore() {
+	l := &c.loop
+	if err := c.core.(Resetter).Reset(c.ctx); err != nil {
+		c.log.Error("rebuild core", "err", err)
+		l.resets++
+		c.scheduleRebuild()
+		return
+	}
+	l.broken = false
+	l.epoch++
+	c.startCore()
+}
+
+// flush publishes the view if anything changed, then answers the callers
+// whose events are now reflected in it.
+func (c *Client) flush() {
+	l := &c.loop
+	if l.full || len(l.ids) > 0 || l.statusChanged {
+		if v, ok := c.nextView(); ok {
+			c.publish(v)
+		}
+		l.full, l.ids, l.statusChanged = false, l.ids[:0], false
+	}
+	for _, a := range l.acks {
+		a.ch <- a.err
+	}
+	l.acks = l.acks[:0]
+}
+
+// nextView builds the view to publish from the pending changes.
+func (c *Client) nextView() (synccore.View, bool) {
+	l := &c.loop
+	v := c.View()
+	if l.broken || (l.recovering && l.status != synccore.StatusLive) {
+		// A rebuilt core starts empty: keep the old messages (stale but
+		// whole) until the new one holds the snapshot.
+		if !l.statusChanged {
+			return v, false
+		}
+		v.Status = l.status
+		return v, true
+	}
+	l.recovering = false
+	if !l.full {
+		if pv, ok := c.patchView(v); ok {
+			return pv, true
+		}
+	}
+	nv, err := c.core.View()
+	if err != nil {
+		if isInternal(err) {
+			c.breakCore(err)
+		}
+		c.log.Error("read view", "err", err)
+		return v, false
+	}
+	return nv, true
+}
+
+// patchView re-reads only the messages a frame changed. It gives up (and
+// the whole view is read) when a message was added or removed.
+func (c *Client) patchView(v synccore.View) (synccore.View, bool) {
+	l := &c.loop
+	msgs := v.Messages
+	cloned := false
+	for _, id := range l.ids {
+		i := slices.IndexFunc(msgs, func(m synccore.Message) bool { return m.MessageID == id })
+		if i < 0 {
+			return v, false
+		}
+		m, ok, err := c.core.Message(id)
+		if err != nil || !ok {
+			if isInternal(err) {
+				c.breakCore(err)
+			}
+			return v, false
+		}
+		if !cloned {
+			// Readers may hold the old slice: copy on write.
+			msgs, cloned = slices.Clone(msgs), true
+		}
+		msgs[i] = m
+	}
+	v.Messages = msgs
+	if cloned {
+		v.Digest = "" // stale; Client.Digest asks the core
+	}
+	if l.statusChanged {
+		v.Status = l.status
+	}
+	return v, true
+}
+
+// shutdown ends the loop: the core hears close, resources are released,
+// and the last view says closed.
+func (c *Client) shutdown() {
+	l := &c.loop
+	if !l.broken {
+		if _, err := c.core.Handle(synccore.Event{Type: synccore.EvClose}); err != nil && !isClosedErr(err) {
+			c.log.Debug("close core", "err", err)
+		}
+	}
+	c.closeSubscription("client closed")
+	c.stopTimers()
+	if err := c.core.Close(); err != nil {
+		c.log.Warn("close core", "err", err)
+	}
+	v := c.View()
+	v.Status = synccore.StatusClosed
+	c.publish(v)
+	for _, a := range l.acks {
+		a.ch <- errClosed
+	}
+	l.acks = nil
+}
+
+// setTimer arms a timer whose firing is an event of the current core.
+func (c *Client) setTimer(cmd synccore.Command) {
+	l := &c.loop
+	if t, ok := l.timers[cmd.TimerID]; ok {
+		t.Stop()
+	}
+	epoch, id := l.epoch, cmd.TimerID
+	l.timers[id] = time.AfterFunc(time.Duration(cmd.DelayMs)*time.Millisecond, func() {
+		c.send(loopEvent{kind: evIO, epoch: epoch, ev: synccore.Event{Type: synccore.EvTimerFired, TimerID: id}})
+	})
+}
+
+func (c *Client) stopTimers() {
+	for id, t := range c.loop.timers {
+		t.Stop()
+		delete(c.loop.timers, id)
+	}
+}
+
+// fetchPage reads a page in its own goroutine and reports it to the core
+// as page or page_failed with the command's request id.
+func (c *Client) fetchPage(cmd synccore.Command) {
+	epoch := c.loop.epoch
+	sessionID := cmd.SessionID
+	if sessionID == "" {
+		sessionID = c.cfg.SessionID
+	}
+	go func() {
+		ctx, cancel := contextWithTimeout(c.ctx, pageTimeout)
+		defer cancel()
+		data, err := c.api.pageBytes(ctx, sessionID, cmd.Limit, cmd.BeforeSequence, cmd.IncludeInternal)
+		ev := synccore.Event{Type: synccore.EvPage, RequestID: cmd.RequestID, Data: data}
+		if err != nil {
+			if c.ctx.Err() != nil {
+				return // closing: nobody listens
+			}
+			c.log.Warn("page read failed", "err", err, "before_sequence", cmd.BeforeSequence)
+			ev = synccore.Event{Type: synccore.EvPageFailed, RequestID: cmd.RequestID, Error: err.Error()}
+		}
+		c.send(loopEvent{kind: evIO, epoch: epoch, ev: ev})
+	}()
+}

@@ -1,0 +1,202 @@
+package bindings
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/agentsync/agentsync/wasm/module"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// RuntimeConfig configures a Runtime. The zero value is usable.
+type RuntimeConfig struct {
+	// CacheDir keeps compiled code on disk so a later process starts in tens
+	// of milliseconds instead of about a second. Empty means
+	// os.UserCacheDir()/agentsync; "-" disables the disk cache.
+	CacheDir string
+	// MemoryLimitPages caps each instance's linear memory in 64 KiB pages
+	// (0: wazero's default, 4 GiB). An instance that needs more traps, and
+	// the Client rebuilds it.
+	MemoryLimitPages uint32
+	// Stderr receives what the module writes to stderr (the Go runtime's
+	// fatal errors). Nil discards it.
+	Stderr io.Writer
+}
+
+// Runtime compiles the embedded module once and makes instances of it. It
+// is safe for concurrent use; each instance (a WasmCore) is not.
+type Runtime struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	stderr   io.Writer
+}
+
+// NewRuntime compiles the module (or loads it from the compilation cache)
+// and checks its ABI version by starting one instance.
+func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
+	rc := wazero.NewRuntimeConfigCompiler()
+	if cfg.MemoryLimitPages > 0 {
+		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
+	}
+	if dir := cacheDir(cfg.CacheDir); dir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("bindings: compilation cache in %s: %w", dir, err)
+		}
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		return nil, fmt.Errorf("bindings: instantiate WASI: %w", err)
+	}
+	compiled, err := rt.CompileModule(ctx, module.Wasm)
+	if err != nil {
+		_ = rt.Close(ctx)
+		return nil, fmt.Errorf("bindings: compile agentsync.wasm: %w", err)
+	}
+	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr}
+	if r.stderr == nil {
+		r.stderr = io.Discard
+	}
+	// One instance proves the module starts and speaks our ABI, so a wrong
+	// module fails here rather than on the first event.
+	inst, err := r.instantiate(ctx)
+	if err != nil {
+		_ = rt.Close(ctx)
+		return nil, err
+	}
+	_ = inst.close(ctx)
+	return r, nil
+}
+
+// Close releases the compiled code and every instance still open.
+func (r *Runtime) Close(ctx context.Context) error {
+	if err := r.rt.Close(ctx); err != nil {
+		return fmt.Errorf("bindings: close runtime: %w", err)
+	}
+	return nil
+}
+
+// cacheDir resolves RuntimeConfig.CacheDir. A machine without a user cache
+// directory still works, only without a disk cache.
+func cacheDir(dir string) string {
+	switch dir {
+	case "-":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(base, "agentsync")
+	default:
+		return dir
+	}
+}
+
+// instance is one started module with its exports looked up once. It is not
+// safe for concurrent use: its owner (a WasmCore) holds a lock.
+type instance struct {
+	mod                                                      api.Module
+	mem                                                      api.Memory
+	alloc, clientNew, clientFree, handle, view, message, dig api.Function
+	stack                                                    []uint64
+}
+
+// instantiate starts a new anonymous instance (_initialize runs the Go
+// runtime's initialisation) and checks agentsync_abi_version.
+func (r *Runtime) instantiate(ctx context.Context) (*instance, error) {
+	cfg := wazero.NewModuleConfig().
+		WithName(""). // anonymous: any number of instances side by side
+		WithStartFunctions("_initialize").
+		WithStderr(r.stderr)
+	mod, err := r.rt.InstantiateModule(ctx, r.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("bindings: start wasm instance: %w", err)
+	}
+	inst := &instance{mod: mod, mem: mod.Memory(), stack: make([]uint64, 3)}
+	fns := []struct {
+		name string
+		fn   *api.Function
+	}{
+		{"agentsync_alloc", &inst.alloc},
+		{"agentsync_client_new", &inst.clientNew},
+		{"agentsync_client_free", &inst.clientFree},
+		{"agentsync_handle", &inst.handle},
+		{"agentsync_view", &inst.view},
+		{"agentsync_message", &inst.message},
+		{"agentsync_digest", &inst.dig},
+	}
+	for _, f := range fns {
+		if *f.fn = mod.ExportedFunction(f.name); *f.fn == nil {
+			_ = mod.Close(ctx)
+			return nil, fmt.Errorf("bindings: wasm module lacks export %s", f.name)
+		}
+	}
+	version := mod.ExportedFunction("agentsync_abi_version")
+	if version == nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("bindings: wasm module lacks export agentsync_abi_version")
+	}
+	res, err := version.Call(ctx)
+	if err != nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("bindings: agentsync_abi_version: %w", err)
+	}
+	if got := int32(res[0]); got != module.ABIVersion {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("bindings: wasm ABI version %d, want %d", got, module.ABIVersion)
+	}
+	return inst, nil
+}
+
+func (in *instance) close(ctx context.Context) error { return in.mod.Close(ctx) }
+
+// call runs fn with up to three i32 arguments and returns its one result.
+// A trap (a panic that escaped, out of memory) comes back as an internal
+// error: the instance is then undefined and must be discarded.
+func (in *instance) call(ctx context.Context, fn api.Function, args ...uint64) (uint64, error) {
+	stack := in.stack[:max(len(args), 1)]
+	copy(stack, args)
+	if err := fn.CallWithStack(ctx, stack); err != nil {
+		return 0, synccore.Errorf(synccore.CodeInternal, "wasm trap in %s: %v", fn.Definition().Name(), err)
+	}
+	return stack[0], nil
+}
+
+// write copies b into a module-owned buffer and returns its address.
+func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
+	res, err := in.call(ctx, in.alloc, api.EncodeI32(int32(len(b))))
+	if err != nil {
+		return 0, err
+	}
+	ptr := uint32(res)
+	if ptr == 0 && len(b) > 0 {
+		return 0, synccore.Errorf(synccore.CodeInternal, "wasm alloc of %d bytes failed", len(b))
+	}
+	if !in.mem.Write(ptr, b) {
+		return 0, synccore.Errorf(synccore.CodeInternal, "wasm alloc returned %d bytes at %d outside memory", len(b), ptr)
+	}
+	return ptr, nil
+}
+
+// result returns the bytes a packed (ptr<<32)|len result points at. They
+// alias the instance's memory and are valid only until the next call.
+func (in *instance) result(packed uint64) ([]byte, error) {
+	ptr, n := uint32(packed>>32), uint32(packed)
+	if n == 0 {
+		return nil, nil
+	}
+	b, ok := in.mem.Read(ptr, n)
+	if !ok {
+		return nil, synccore.Errorf(synccore.CodeInternal, "wasm result %d bytes at %d outside memory", n, ptr)
+	}
+	return b, nil
+}

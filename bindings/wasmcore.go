@@ -1,0 +1,263 @@
+package bindings
+
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// WasmCore is one client core running in its own instance of the
+// WebAssembly module under wazero. Calls are serialised by a mutex (an
+// instance is not goroutine-safe).
+//
+// After a trap or an internal error the instance is discarded at once and
+// every call fails with that error until Reset builds a new instance.
+type WasmCore struct {
+	mu     sync.Mutex
+	rt     *Runtime
+	inst   *instance
+	h      int32
+	broken error
+	closed bool
+
+	// enc and buf encode events without allocating per call.
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var (
+	_ Core     = (*WasmCore)(nil)
+	_ Resetter = (*WasmCore)(nil)
+)
+
+// NewWasmCore starts a new instance of rt's module with one idle client.
+func NewWasmCore(ctx context.Context, rt *Runtime) (*WasmCore, error) {
+	w := &WasmCore{rt: rt}
+	w.enc = msgpack.NewEncoder(&w.buf)
+	w.enc.UseCompactInts(true)
+	if err := w.start(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// start builds a new instance and a client in it.
+func (w *WasmCore) start(ctx context.Context) error {
+	inst, err := w.rt.instantiate(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := inst.call(ctx, inst.clientNew)
+	if err != nil {
+		_ = inst.close(ctx)
+		return err
+	}
+	h := api.DecodeI32(res)
+	if h <= 0 {
+		_ = inst.close(ctx)
+		return synccore.Errorf(synccore.CodeInternal, "agentsync_client_new returned handle %d", h)
+	}
+	w.inst, w.h, w.broken = inst, h, nil
+	return nil
+}
+
+// Reset implements Resetter: the old instance (broken or not) is dropped and
+// a new one started, with a fresh idle client.
+func (w *WasmCore) Reset(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return errClosed
+	}
+	w.discard()
+	return w.start(ctx)
+}
+
+// Close implements Core.
+func (w *WasmCore) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.discard()
+	return nil
+}
+
+// discard closes the instance; the next call needs Reset.
+func (w *WasmCore) discard() {
+	if w.inst != nil {
+		_ = w.inst.close(context.Background())
+		w.inst = nil
+	}
+}
+
+// usable returns why the core cannot be called, if it cannot.
+func (w *WasmCore) usable() error {
+	switch {
+	case w.closed:
+		return errClosed
+	case w.broken != nil:
+		return w.broken
+	case w.inst == nil:
+		return synccore.Errorf(synccore.CodeInternal, "wasm core has no instance")
+	}
+	return nil
+}
+
+// fail records an internal error: the instance is discarded (after a trap
+// its state is undefined; after a recovered panic the client is broken).
+func (w *WasmCore) fail(err error) error {
+	if isInternal(err) {
+		w.broken = err
+		w.discard()
+	}
+	return err
+}
+
+// Handle implements Core.
+func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	w.buf.Reset()
+	if err := w.enc.Encode(&ev); err != nil {
+		return nil, synccore.Errorf(synccore.CodeMalformed, "encode %s event: %v", ev.Type, err)
+	}
+	b, err := w.callInput(w.inst.handle, w.buf.Bytes())
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	var out synccore.Output
+	if err := msgpack.Unmarshal(b, &out); err != nil {
+		return nil, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm output: %v", err))
+	}
+	if out.Error != nil {
+		return out.Commands, w.fail(out.Error)
+	}
+	return out.Commands, nil
+}
+
+// viewResult decodes a View or, from a broken or unknown client, the Output
+// error the module answers instead.
+type viewResult struct {
+	synccore.View `msgpack:",inline"`
+	Error         *synccore.Error `msgpack:"error,omitempty"`
+}
+
+// View implements Core.
+func (w *WasmCore) View() (synccore.View, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return synccore.View{}, err
+	}
+	b, err := w.call(w.inst.view)
+	if err != nil {
+		return synccore.View{}, w.fail(err)
+	}
+	var res viewResult
+	if err := msgpack.Unmarshal(b, &res); err != nil {
+		return synccore.View{}, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm view: %v", err))
+	}
+	if res.Error != nil {
+		return synccore.View{}, w.fail(res.Error)
+	}
+	return res.View, nil
+}
+
+// messageResult is viewResult for one message.
+type messageResult struct {
+	synccore.Message `msgpack:",inline"`
+	Error            *synccore.Error `msgpack:"error,omitempty"`
+}
+
+// Message implements Core.
+func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return synccore.Message{}, false, err
+	}
+	b, err := w.callInput(w.inst.message, []byte(id))
+	if err != nil {
+		return synccore.Message{}, false, w.fail(err)
+	}
+	if len(b) == 0 {
+		return synccore.Message{}, false, nil
+	}
+	var res messageResult
+	if err := msgpack.Unmarshal(b, &res); err != nil {
+		return synccore.Message{}, false, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm message: %v", err))
+	}
+	if res.Error != nil {
+		return synccore.Message{}, false, w.fail(res.Error)
+	}
+	return res.Message, true, nil
+}
+
+// Digest implements Core.
+func (w *WasmCore) Digest() (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return "", err
+	}
+	b, err := w.call(w.inst.dig)
+	if err != nil {
+		return "", w.fail(err)
+	}
+	// A digest is ASCII hex; a msgpack map first byte means an Output error.
+	if len(b) > 0 && (b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
+		var out synccore.Output
+		if err := msgpack.Unmarshal(b, &out); err != nil || out.Error == nil {
+			return "", w.fail(synccore.Errorf(synccore.CodeInternal, "wasm digest is neither hex nor an error"))
+		}
+		return "", w.fail(out.Error)
+	}
+	return string(b), nil
+}
+
+// call runs an export that takes the client handle and returns bytes.
+func (w *WasmCore) call(fn api.Function) ([]byte, error) {
+	ctx := context.Background()
+	res, err := w.inst.call(ctx, fn, api.EncodeI32(w.h))
+	if err != nil {
+		return nil, err
+	}
+	return w.inst.result(res)
+}
+
+// callInput writes in to the module and runs an export taking (handle, ptr, len).
+func (w *WasmCore) callInput(fn api.Function, in []byte) ([]byte, error) {
+	ctx := context.Background()
+	ptr, err := w.inst.write(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.inst.call(ctx, fn, api.EncodeI32(w.h), api.EncodeU32(ptr), api.EncodeI32(int32(len(in))))
+	if err != nil {
+		return nil, err
+	}
+	return w.inst.result(res)
+}
+
+// handleRaw feeds event bytes as they are to the module and returns a copy
+// of the Output bytes: the byte-level path the conformance tests compare
+// with the native core.
+func (w *WasmCore) handleRaw(event []byte) ([]byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	b, err := w.callInput(w.inst.handle, event)
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	return bytes.Clone(b), nil
+}

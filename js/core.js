@@ -1,0 +1,285 @@
+// Core wraps one instance of the agentsync WebAssembly module (ABI version 1)
+// holding one synccore.Client. See docs for the ABI: a host writes its input
+// into a module-owned buffer from agentsync_alloc, calls an export, and reads
+// a result packed as (ptr << 32) | len, valid until the next export call.
+
+import { decode, encode } from './msgpack.js';
+import { Wasi } from './wasi.js';
+
+export const ABI_VERSION = 1;
+
+const utf8 = new TextEncoder();
+const ascii = new TextDecoder();
+
+/** A typed error of the kit: the same codes as synccore/errors.go and the server. */
+export class AgentsyncError extends Error {
+  constructor(code, message, extra = {}) {
+    super(`${code}: ${message}`);
+    this.name = 'AgentsyncError';
+    this.code = code;
+    this.detail = message;
+    Object.assign(this, extra);
+  }
+}
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+// Compiled modules by source, so a rebuild after a trap, or a second
+// session, does not compile the module again.
+const compiled = new Map();
+
+/**
+ * Compiles the module from a URL (string or URL object), a file path (Node),
+ * bytes, or returns a WebAssembly.Module as it is.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function loadModule(source) {
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  const key = String(source instanceof URL ? source.href : source);
+  let p = compiled.get(key);
+  if (!p) {
+    p = compileFrom(source);
+    compiled.set(key, p);
+    p.catch(() => compiled.delete(key));
+  }
+  return p;
+}
+
+async function compileFrom(source) {
+  let url = null;
+  if (source instanceof URL) {
+    url = source;
+  } else if (typeof source === 'string') {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !(isNode && /^[a-z]:[\\/]/i.test(source))) {
+      url = new URL(source);
+    } else if (isNode) {
+      return compileFile(source);
+    } else {
+      url = new URL(source, globalThis.location?.href);
+    }
+  } else {
+    throw new AgentsyncError('bad_request', 'wasm must be a URL, a path, bytes or a WebAssembly.Module');
+  }
+  if (url.protocol === 'file:') {
+    const { fileURLToPath } = await import('node:url');
+    return compileFile(fileURLToPath(url));
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new AgentsyncError('not_found', `fetching ${url}: HTTP ${res.status}`);
+  if (WebAssembly.compileStreaming && (res.headers.get('content-type') || '').startsWith('application/wasm')) {
+    try {
+      return await WebAssembly.compileStreaming(res.clone());
+    } catch {
+      // A wrong MIME type or a proxy that rewrote the body: fall back on bytes.
+    }
+  }
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+async function compileFile(path) {
+  const { readFile } = await import('node:fs/promises');
+  return WebAssembly.compile(await readFile(path));
+}
+
+/** The module URL next to this file (the server serves both under /js/). */
+export function defaultWasmURL() {
+  return new URL('./agentsync.wasm', import.meta.url);
+}
+
+/**
+ * One module instance and one client. Not safe for re-entrant use; every
+ * call is synchronous. After a trap (a WebAssembly.RuntimeError) or an
+ * `internal` error the instance must be discarded: see `broken`.
+ */
+export class Core {
+  /**
+   * @param {string|URL|Uint8Array|ArrayBuffer|WebAssembly.Module} [source]
+   * @param {{stdout?: (s: string) => void, stderr?: (s: string) => void}} [opts]
+   */
+  static async load(source = defaultWasmURL(), opts = {}) {
+    const module = await loadModule(source);
+    const wasi = new Wasi(opts);
+    const instance = await WebAssembly.instantiate(module, wasi.imports(module));
+    wasi.setMemory(instance.exports.memory);
+    return new Core(instance, module);
+  }
+
+  constructor(instance, module) {
+    this.module = module;
+    this.x = instance.exports;
+    this.memory = this.x.memory;
+    /** Set once a call trapped or the core reported `internal`: discard this Core. */
+    this.broken = false;
+    this.call(() => this.x._initialize?.());
+    const v = this.call(() => this.x.agentsync_abi_version());
+    if (v !== ABI_VERSION) {
+      this.broken = true;
+      throw new AgentsyncError('bad_request', `agentsync module ABI version ${v}, this host speaks ${ABI_VERSION}`);
+    }
+    this.h = this.call(() => this.x.agentsync_client_new());
+    if (!(this.h > 0)) {
+      this.broken = true;
+      throw new AgentsyncError('internal', `agentsync_client_new returned ${this.h}`);
+    }
+  }
+
+  // Every export call goes through here: a trap leaves the instance undefined.
+  call(fn) {
+    if (this.broken) throw new AgentsyncError('internal', 'this core instance is broken; rebuild it');
+    try {
+      return fn();
+    } catch (err) {
+      this.broken = true;
+      throw err instanceof AgentsyncError ? err : new AgentsyncError('internal', `wasm trap: ${err?.message ?? err}`, { cause: err });
+    }
+  }
+
+  // Copies input into the module's buffer; valid until the next export call.
+  input(bytes) {
+    const ptr = this.x.agentsync_alloc(bytes.length);
+    new Uint8Array(this.memory.buffer, ptr, bytes.length).set(bytes);
+    return ptr;
+  }
+
+  // The bytes of a packed (ptr << 32) | len result, still in wasm memory:
+  // decode or copy them before the next export call.
+  result(packed) {
+    const u = BigInt.asUintN(64, packed);
+    const ptr = Number(u >> 32n);
+    const len = Number(u & 0xffffffffn);
+    return new Uint8Array(this.memory.buffer, ptr, len);
+  }
+
+  /**
+   * Applies one event. Raw frame and page bytes go in `data` (Uint8Array).
+   * @returns {{commands: object[], error?: {code: string, message: string}}}
+   */
+  handle(event) {
+    return this.handleBytes(encode(event));
+  }
+
+  /** handle() for an event already encoded as msgpack. */
+  handleBytes(bytes) {
+    const out = this.call(() => {
+      const ptr = this.input(bytes);
+      return decodeOutput(this.result(this.x.agentsync_handle(this.h, ptr, bytes.length)));
+    });
+    return this.output(out);
+  }
+
+  /**
+   * The exact msgpack Output bytes for an encoded event (a copy), for
+   * conformance checks that compare hosts byte for byte. Like handle(), an
+   * `internal` error in it marks the core broken.
+   */
+  handleRaw(bytes) {
+    const raw = this.call(() => {
+      const ptr = this.input(bytes);
+      return this.result(this.x.agentsync_handle(this.h, ptr, bytes.length)).slice();
+    });
+    if (raw.length > 0) this.output(decode(raw));
+    return raw;
+  }
+
+  /**
+   * The hot path: one WebSocket binary message as a `frames` event, encoded
+   * straight into wasm memory (no intermediate event object or copy).
+   */
+  handleFrames(data) {
+    const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+    const n = bytes.length;
+    const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
+    const total = FRAMES_PREFIX.length + binHead + n;
+    const out = this.call(() => {
+      const ptr = this.x.agentsync_alloc(total);
+      const mem = new Uint8Array(this.memory.buffer, ptr, total);
+      mem.set(FRAMES_PREFIX, 0);
+      let p = FRAMES_PREFIX.length;
+      if (binHead === 2) {
+        mem[p++] = 0xc4;
+        mem[p++] = n;
+      } else if (binHead === 3) {
+        mem[p++] = 0xc5;
+        mem[p++] = n >>> 8;
+        mem[p++] = n & 0xff;
+      } else {
+        mem[p++] = 0xc6;
+        mem[p++] = n >>> 24;
+        mem[p++] = (n >>> 16) & 0xff;
+        mem[p++] = (n >>> 8) & 0xff;
+        mem[p++] = n & 0xff;
+      }
+      mem.set(bytes, p);
+      return decodeOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
+    });
+    return this.output(out);
+  }
+
+  output(out) {
+    const res = { commands: out?.commands ?? [] };
+    // A recovered panic answers `internal` with no command and leaves the
+    // client broken. An `internal` that comes with commands is the core
+    // reporting something else (a server error frame): the client is fine.
+    if (out?.error && out.error.code === 'internal' && res.commands.length === 0) this.broken = true;
+    if (out?.error) {
+      res.error = out.error;
+    }
+    return res;
+  }
+
+  /** The whole view, decoded (O(size of the view): not for every delta). */
+  view() {
+    return this.checked(this.call(() => decode(this.result(this.x.agentsync_view(this.h)))));
+  }
+
+  // view, message and digest answer with an Output carrying the error when
+  // the handle is unknown or the client broken: turn it into an exception.
+  checked(v) {
+    if (v && typeof v === 'object' && v.error && typeof v.error.code === 'string' && 'commands' in v) {
+      if (v.error.code === 'internal') this.broken = true;
+      throw new AgentsyncError(v.error.code, v.error.message ?? '');
+    }
+    return v;
+  }
+
+  /** One message of the view with projections merged, or null if absent. */
+  message(id) {
+    const bytes = utf8.encode(id);
+    const msg = this.call(() => {
+      const ptr = this.input(bytes);
+      const r = this.result(this.x.agentsync_message(this.h, ptr, bytes.length));
+      return r.length === 0 ? null : decode(r);
+    });
+    return this.checked(msg);
+  }
+
+  /** The view digest (hex SHA-256 of the canonical encoding of its messages). */
+  digest() {
+    const r = this.call(() => {
+      const b = this.result(this.x.agentsync_digest(this.h));
+      // A hex digest is ASCII; a first byte that is a msgpack map is an error Output.
+      return b.length > 0 && b[0] >= 0x80 ? decode(b) : ascii.decode(b);
+    });
+    return this.checked(r);
+  }
+
+  /** Drops the client. The instance is left to the garbage collector. */
+  free() {
+    if (this.broken || this.h === 0) return;
+    try {
+      this.x.agentsync_client_free(this.h);
+    } catch {
+      this.broken = true;
+    }
+    this.h = 0;
+  }
+}
+
+// An empty result is an Output with no command.
+function decodeOutput(bytes) {
+  return bytes.length === 0 ? { commands: [] } : decode(bytes);
+}
+
+// {"type": "frames", "data": <bin follows>}
+const FRAMES_PREFIX = encode({ type: 'frames', data: null }).slice(0, -1);

@@ -1,0 +1,240 @@
+// End-to-end test of the live demo page in headless Chromium against the
+// real reference server: the server binary is built and started on a free
+// 127.0.0.1 port with a temporary SQLite file, and the page talks to it over
+// real HTTP and WebSocket connections through the WebAssembly core.
+//
+// It plays an approval turn (clicking Approve), then a 100,000-character
+// stream during which it cuts the connection, and checks that the texts the
+// page shows equal the server's snapshot exactly: nothing lost, nothing
+// doubled, nothing left streaming.
+//
+// Run: cd js && node --test demo-test/   (needs Go and /usr/bin/chromium)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, rm, stat, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const artifacts = path.join(here, 'artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const LONG_CHARS = 100000;
+const SPEED = '2ms'; // scripted model delay per delta: a 2,000-delta stream takes seconds
+
+let tmp;
+let server; // {proc, url, logs}
+let browser;
+
+before(async () => {
+  tmp = await mkdtemp(path.join(tmpdir(), 'agentsync-demo-'));
+  const bin = path.join(tmp, 'syncserver');
+  // A cold build compiles SQLite (translated to Go): allow minutes.
+  await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
+    cwd: repo,
+    timeout: 10 * 60 * 1000,
+    maxBuffer: 16 << 20,
+  });
+  server = await startServer(bin, path.join(tmp, 'demo.db'));
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}, { timeout: 12 * 60 * 1000 });
+
+after(async () => {
+  await browser?.close();
+  if (server) await stopServer(server.proc);
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+// startServer runs the binary on 127.0.0.1 port 0 and reads the bound URL
+// from its "listening on http://..." line.
+function startServer(bin, db) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-db', db, '-speed', SPEED, '-log-level', 'warn'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs = [];
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('')}`)), 30000);
+    proc.stderr.on('data', (d) => logs.push(String(d)));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], logs });
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${logs.join('')}`));
+    });
+  });
+}
+
+function stopServer(proc) {
+  if (proc.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 15000);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+// serverSnapshot reads every page of the session's messages, oldest first.
+async function serverSnapshot(base, sessionId) {
+  const items = [];
+  let before = 0;
+  for (let guard = 0; guard < 1000; guard++) {
+    const q = new URLSearchParams({ limit: '200' });
+    if (before) q.set('before_sequence', String(before));
+    const res = await fetch(`${base}/v1/sessions/${encodeURIComponent(sessionId)}/messages?${q}`);
+    assert.equal(res.status, 200, `GET messages: ${res.status}`);
+    const page = await res.json();
+    items.unshift(...page.items);
+    if (!page.has_more || !page.next_before_sequence) return items;
+    before = page.next_before_sequence;
+  }
+  throw new Error('too many pages');
+}
+
+// pageMessages reads what the page shows: per message its id, revision,
+// state and the text of every text part, straight from the DOM.
+function pageMessages(page) {
+  return page.$$eval('[data-testid="message"]', (nodes) =>
+    nodes.map((n) => ({
+      message_id: n.dataset.messageId,
+      role: n.dataset.role,
+      revision: Number(n.dataset.revision),
+      state: n.dataset.state,
+      texts: [...n.querySelectorAll('[data-testid="part-text"]')].map((t) => t.textContent),
+    })),
+  );
+}
+
+function expected(items) {
+  return items.map((m) => ({
+    message_id: m.message_id,
+    role: m.role,
+    revision: m.revision,
+    state: m.role === 'user' ? 'done' : m.state,
+    texts: m.parts.filter((p) => p.type === 'text').map((p) => p.text ?? ''),
+  }));
+}
+
+// assertSameMessages compares message by message and reports a mismatch
+// briefly (lengths and the first differing offset), not as two 100 KB dumps.
+function assertSameMessages(shown, want) {
+  const brief = (m) => ({ ...m, texts: m.texts.map((t) => `${t.length} chars: ${t.slice(0, 40)}…`) });
+  assert.equal(shown.length, want.length, `message count: page ${JSON.stringify(shown.map(brief))}, server ${JSON.stringify(want.map(brief))}`);
+  for (let i = 0; i < want.length; i++) {
+    const a = shown[i];
+    const b = want[i];
+    assert.deepEqual(brief({ ...a, texts: [] }), brief({ ...b, texts: [] }), `message ${i} header`);
+    assert.equal(a.texts.length, b.texts.length, `message ${i} (${b.message_id}) text part count`);
+    a.texts.forEach((t, j) => {
+      if (t === b.texts[j]) return;
+      let at = 0;
+      while (at < t.length && t[at] === b.texts[j][at]) at++;
+      assert.fail(`message ${i} (${b.message_id}) text ${j}: page has ${t.length} chars, server ${b.texts[j].length}; first difference at ${at}: page ${JSON.stringify(t.slice(at, at + 40))} server ${JSON.stringify(b.texts[j].slice(at, at + 40))}`);
+    });
+  }
+}
+
+// settled: the page's session is live and no agent message is streaming.
+const settled = () => {
+  const s = window.__agentsync?.session;
+  return !!s && s.status === 'live' && s.view.messages.every((m) => m.role !== 'agent' || m.state === 'done');
+};
+
+test('demo page: approval, then a long stream healed across a dropped connection', { timeout: 5 * 60 * 1000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+
+  try {
+    await page.goto(`${server.url}/`);
+    await page.getByTestId('new-session').click();
+    await page.waitForFunction(() => location.hash.length > 1 && window.__agentsync?.session);
+    await page.locator('[data-testid="status"][data-status="live"]').waitFor();
+    const sessionId = await page.evaluate(() => window.__agentsync.sessionId);
+    assert.ok(sessionId, 'a session id in window.__agentsync');
+    assert.equal(await page.evaluate(() => decodeURIComponent(location.hash.slice(1))), sessionId);
+    await page.locator(`[data-testid="session-item"][data-session-id="${sessionId}"]`).waitFor();
+
+    // --- approval: the tool waits for the user, who approves it.
+    await page.getByTestId('input').fill('scenario:approval');
+    await page.getByTestId('input').press('Enter');
+    const approve = page.getByTestId('approve');
+    await approve.waitFor({ timeout: 30000 });
+    await page.locator('[data-testid="tool"][data-state="awaiting-approval"]').waitFor();
+    await approve.click();
+    await page.locator('[data-testid="interaction"][data-status="resolved"]').waitFor({ timeout: 30000 });
+    await page.locator('[data-testid="tool"][data-state="output-available"]').waitFor({ timeout: 30000 });
+    await page.waitForFunction(settled, null, { timeout: 30000 });
+    assert.match(await page.getByTestId('interaction-result').first().textContent(), /Approved/);
+
+    // --- a long stream, with the connection cut in the middle.
+    await page.getByTestId('input').fill(`scenario:long chars=${LONG_CHARS} delta=50`);
+    await page.getByTestId('send').click();
+    await page.waitForFunction(
+      (min) => [...document.querySelectorAll('[data-testid="part-text"].streaming')].some((t) => t.textContent.length > min),
+      LONG_CHARS / 5,
+      { timeout: 60000 },
+    );
+    const before = await page.evaluate(() => document.querySelector('[data-testid="part-text"].streaming').textContent.length);
+    await page.getByTestId('drop-connection').click();
+    // The view must leave "live" (the socket is gone) and come back to it.
+    await page.waitForFunction(() => window.__agentsync.session.status !== 'live', null, { timeout: 10000 });
+    await page.locator('[data-testid="status"][data-status="live"]').waitFor({ timeout: 30000 });
+    await page.locator('[data-testid="banner"][data-kind="ok"]').waitFor({ timeout: 30000 });
+    await page.waitForFunction(settled, null, { timeout: 120000 });
+    assert.ok(before < LONG_CHARS, `dropped mid-stream (at ${before} chars)`);
+
+    // --- the page shows exactly the server's snapshot.
+    const snapshot = await serverSnapshot(server.url, sessionId);
+    const shown = await pageMessages(page);
+    assertSameMessages(shown, expected(snapshot));
+    const longest = Math.max(...shown.flatMap((m) => m.texts.map((t) => [...t].length)));
+    assert.equal(longest, LONG_CHARS, 'the long answer arrived whole, rune for rune');
+    // The host's view (what the DOM was rendered from) agrees too.
+    const view = await page.evaluate(() => window.__agentsync.session.view.messages);
+    assert.deepEqual(view.map((m) => [m.message_id, m.revision]), snapshot.map((m) => [m.message_id, m.revision]));
+    assert.equal(await page.locator('.streaming').count(), 0, 'nothing is left streaming');
+
+    // --- a screenshot for people (and the artifact check).
+    await mkdir(artifacts, { recursive: true });
+    const shot = path.join(artifacts, 'demo.png');
+    await page.evaluate(() => {
+      // Scroll to the approval turn so the picture shows more than lorem ipsum.
+      document.querySelector('[data-testid="tool"]')?.scrollIntoView({ block: 'start' });
+    });
+    await page.screenshot({ path: shot });
+    const st = await stat(shot);
+    assert.ok(st.size > 0, 'screenshot is non-empty');
+    assert.deepEqual(pageErrors, [], 'no page errors');
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,622 @@
+// agentsync for browsers and Node: a thin host around the WebAssembly sync
+// core. The core decides everything (what to subscribe, which page to read,
+// when to back off, what changed); this file only carries out its commands
+// with web APIs (WebSocket, fetch, setTimeout) and keeps a render-friendly
+// copy of the view that is refreshed message by message, never decoded whole
+// per delta.
+
+import { AgentsyncError, Core, defaultWasmURL, loadModule } from './core.js';
+import { decode } from './msgpack.js';
+
+export { AgentsyncError, Core, loadModule } from './core.js';
+export { decode, encode } from './msgpack.js';
+
+const DEFAULT_TIMEOUT_MS = 30000;
+
+/**
+ * Opens a session view and resolves once it is live (snapshot applied,
+ * stream continuous), unless `wait: false`.
+ * @param {import('./index.d.ts').ConnectOptions} opts
+ * @returns {Promise<Session>}
+ */
+export async function connect(opts) {
+  const session = new Session(opts);
+  await session._open();
+  if (opts.wait === false) return session;
+  try {
+    await session._waitLive(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  } catch (err) {
+    session.close();
+    throw err;
+  }
+  return session;
+}
+
+/**
+ * Creates a new session on the server (POST /v1/sessions) and connects to it.
+ * @param {string} url the server's base URL
+ * @param {Omit<import('./index.d.ts').ConnectOptions, 'url' | 'sessionId'> & {model?: string}} [opts]
+ */
+export async function createSession(url, opts = {}) {
+  const http = new Http(url, opts.token, opts.fetch);
+  const created = await http.json('POST', '/v1/sessions', opts.model ? { model: opts.model } : {});
+  return connect({ ...opts, url, sessionId: created.session_id });
+}
+
+// Http is the small REST part of the API, shared by Session and createSession.
+class Http {
+  constructor(url, token, fetchImpl) {
+    this.base = String(url).replace(/\/+$/, '');
+    this.token = token;
+    this.fetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
+  }
+
+  headers(extra) {
+    const h = { ...extra };
+    if (this.token) h.Authorization = `Bearer ${this.token}`;
+    return h;
+  }
+
+  async json(method, path, body) {
+    const init = { method, headers: this.headers({ Accept: 'application/json' }) };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const res = await this.fetch(this.base + path, init);
+    const text = await res.text();
+    if (!res.ok) throw httpError(res.status, text);
+    return text ? JSON.parse(text) : null;
+  }
+
+  // GET with Accept: application/msgpack; returns the raw body bytes.
+  async msgpack(path) {
+    const res = await this.fetch(this.base + path, { headers: this.headers({ Accept: 'application/msgpack' }) });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (!res.ok) {
+      let text;
+      try {
+        const v = decode(bytes);
+        text = JSON.stringify(v);
+      } catch {
+        text = new TextDecoder().decode(bytes);
+      }
+      throw httpError(res.status, text);
+    }
+    return bytes;
+  }
+}
+
+function httpError(status, text) {
+  let code = status === 404 ? 'not_found' : status >= 500 ? 'internal' : 'bad_request';
+  let message = text;
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v.code === 'string') {
+      code = v.code;
+      message = v.message ?? '';
+    }
+  } catch {
+    // not JSON: keep the text
+  }
+  return new AgentsyncError(code, `HTTP ${status}: ${message}`, { status });
+}
+
+function pageQuery({ limit, before_sequence, include_internal } = {}) {
+  const q = new URLSearchParams();
+  if (limit !== undefined && limit !== null) q.set('limit', String(limit));
+  if (before_sequence) q.set('before_sequence', String(before_sequence));
+  if (include_internal !== undefined) q.set('include_internal', include_internal ? 'true' : 'false');
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+// A jitter in 0..1000 for the core's backoff: the core has no randomness.
+function jitter() {
+  return Math.floor(Math.random() * 1001);
+}
+
+const EMPTY_VIEW = Object.freeze({
+  session_id: '',
+  status: 'idle',
+  messages: Object.freeze([]),
+  total: 0,
+  has_more_older: false,
+  loading_older: false,
+  include_internal: false,
+});
+
+/** One synced session. Build it with connect() or createSession(). */
+export class Session {
+  constructor(opts) {
+    if (!opts || !opts.url) throw new AgentsyncError('bad_request', 'connect needs a url');
+    if (!opts.sessionId) throw new AgentsyncError('bad_request', 'connect needs a sessionId');
+    this.sessionId = opts.sessionId;
+    this.http = new Http(opts.url, opts.token, opts.fetch);
+    this.wsBase = this.http.base.replace(/^http/i, 'ws');
+    this.token = opts.token;
+    this.pageLimit = opts.pageLimit ?? 0;
+    this.includeInternal = !!opts.includeInternal;
+    this.wasmSource = opts.wasm ?? defaultWasmURL();
+    this.WebSocket = opts.WebSocket ?? globalThis.WebSocket;
+    if (!this.WebSocket) {
+      throw new AgentsyncError('bad_request', 'no WebSocket implementation: pass opts.WebSocket (Node 20 needs --experimental-websocket)');
+    }
+    this.scheduler = makeScheduler(opts.schedule);
+    this.log = opts.log ?? null;
+
+    this.core = null;
+    this.module = null;
+    this.gen = 0; // bumped on rebuild and close: late callbacks of an older generation are dropped
+    this.ws = null;
+    this.timers = new Set();
+    this.pageWaiters = new Map(); // request_id -> {resolve, reject}
+    this.queue = [];
+    this.handling = false;
+    this.closed = false;
+    this.rebuilding = null;
+    /** How many times the core was discarded and rebuilt (a trap or an internal error). */
+    this.rebuilds = 0;
+
+    this.status = 'idle';
+    this.listeners = new Set();
+    this.handlers = new Map();
+    this._view = { ...EMPTY_VIEW, session_id: this.sessionId };
+    this.index = new Map(); // message_id -> position in _view.messages
+    this.dirtyIds = new Set();
+    this.dirtyAll = true;
+    this.flushScheduled = false;
+  }
+
+  // ------------------------------------------------------------ public API
+
+  /** The current view: messages oldest first, streaming projections merged in. */
+  get view() {
+    this._flush();
+    return this._view;
+  }
+
+  /**
+   * Calls listener with the view now and after every change, coalesced
+   * (per microtask, or per animation frame with `schedule: 'frame'`).
+   * Unchanged messages keep their object identity between views.
+   * @returns {() => void} unsubscribe
+   */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    safeCall(listener, this.view, this);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Listens to 'status' ({status, reason}), 'error' (AgentsyncError) or
+   * 'rebuild' ({reason}) events.
+   * @returns {() => void} off
+   */
+  on(type, fn) {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, (set = new Set()));
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  /** Reads one page straight from the server (not through the core). */
+  async messages(params = {}) {
+    const bytes = await this.http.msgpack(`/v1/sessions/${encodeURIComponent(this.sessionId)}/messages${pageQuery(params)}`);
+    return decode(bytes);
+  }
+
+  /** Loads the next older page into the view; resolves once it is applied. */
+  loadOlder() {
+    return this._request({ type: 'load_older' });
+  }
+
+  /** Switches include_internal; the core re-reads the snapshot. */
+  setIncludeInternal(on) {
+    this.includeInternal = !!on;
+    return this._request({ type: 'set_include_internal', include_internal: this.includeInternal });
+  }
+
+  /** The view digest (hex SHA-256 of its canonical encoding), equal on every host. */
+  digest() {
+    if (!this.core) throw new AgentsyncError('closed', 'no core: the session is closed or rebuilding');
+    return this.core.digest();
+  }
+
+  /** Posts a user message: a string becomes one text part. */
+  send(parts, opts = {}) {
+    const body = { parts: typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts };
+    if (opts.visibility) body.visibility = opts.visibility;
+    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/messages`, body);
+  }
+
+  /** Answers a pending interaction: {approved: bool} or {answer: string}. */
+  answer(interactionId, response) {
+    const path = `/v1/sessions/${encodeURIComponent(this.sessionId)}/interactions/${encodeURIComponent(interactionId)}`;
+    return this.http.json('POST', path, { response });
+  }
+
+  /** Runs a session action: 'stop', 'set_model' or 'set_approval_mode'. */
+  action(type, value) {
+    const body = { action_type: type };
+    if (value !== undefined) body.value = value;
+    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/actions`, body);
+  }
+
+  /** Test hook: the socket fails as a network failure would. */
+  dropConnection() {
+    const ws = this.ws;
+    if (!ws) return false;
+    this._detach(ws);
+    try {
+      ws.close();
+    } catch {
+      // already closing
+    }
+    this._dispatch({ type: 'connection_lost', error: 'connection dropped', jitter: jitter() });
+    return true;
+  }
+
+  /** Stops syncing for good. The view stays readable. */
+  close() {
+    if (this.closed) return;
+    if (this.core && !this.core.broken) this._dispatch({ type: 'close' });
+    this.closed = true;
+    this._teardown();
+    this.core?.free();
+    this.core = null;
+    this._setStatus('closed', 'closed by the host');
+    this._flush();
+    for (const fn of this.waitLive ?? []) fn.reject(new AgentsyncError('closed', 'session closed'));
+  }
+
+  // ------------------------------------------------------------ core loop
+
+  async _open() {
+    this.module = await loadModule(this.wasmSource);
+    this.core = await Core.load(this.module, this._coreOpts());
+    this._start();
+  }
+
+  _coreOpts() {
+    return { stderr: (line) => this._log('wasm', line), stdout: (line) => this._log('wasm', line) };
+  }
+
+  _log(...args) {
+    if (this.log) this.log(...args);
+  }
+
+  _start() {
+    const ev = { type: 'start', session_id: this.sessionId, include_internal: this.includeInternal };
+    if (this.pageLimit) ev.page_limit = this.pageLimit;
+    this.dirtyAll = true;
+    this._dispatch(ev);
+  }
+
+  // Events are handled one at a time, in order: a command carried out while
+  // handling (rare: they are asynchronous) queues its event behind.
+  _dispatch(ev) {
+    if (this.closed || !this.core) return undefined;
+    this.queue.push(ev);
+    if (this.handling) return undefined;
+    this.handling = true;
+    let last;
+    try {
+      while (this.queue.length > 0) last = this._handleOne(this.queue.shift());
+    } finally {
+      this.handling = false;
+    }
+    return last;
+  }
+
+  _handleOne(ev) {
+    const core = this.core;
+    if (!core || this.closed) return undefined;
+    let out;
+    try {
+      out = ev instanceof Uint8Array ? core.handleFrames(ev) : core.handle(ev);
+    } catch (err) {
+      this._rebuild(err);
+      return undefined;
+    }
+    if (out.error) {
+      const err = new AgentsyncError(out.error.code, out.error.message ?? '');
+      if (core.broken) {
+        this._rebuild(err);
+        return undefined;
+      }
+      this._emit('error', err);
+    }
+    const frames = ev instanceof Uint8Array;
+    if (!frames) this.metaDirty = true;
+    this._run(out.commands);
+    if (!frames && (ev.type === 'page' || ev.type === 'page_failed')) this._settlePage(ev, out.error);
+    return out;
+  }
+
+  _run(commands) {
+    for (const cmd of commands) {
+      switch (cmd.type) {
+        case 'open_subscription':
+          this._openSocket(cmd.session_id || this.sessionId);
+          break;
+        case 'close_subscription':
+          this._closeSocket();
+          break;
+        case 'fetch_page':
+          this._fetchPage(cmd);
+          break;
+        case 'set_timer':
+          this._setTimer(cmd.timer_id, cmd.delay_ms ?? 0);
+          break;
+        case 'render':
+          if (cmd.reset) this.dirtyAll = true;
+          for (const id of cmd.message_ids ?? []) this.dirtyIds.add(id);
+          this._schedule();
+          break;
+        case 'status':
+          this._setStatus(cmd.status, cmd.reason);
+          break;
+        default:
+          this._log('unknown command', cmd.type);
+      }
+    }
+  }
+
+  _openSocket(sessionId) {
+    this._closeSocket();
+    const gen = this.gen;
+    let url = `${this.wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/subscribe`;
+    if (this.token) url += `?token=${encodeURIComponent(this.token)}`;
+    let ws;
+    try {
+      ws = new this.WebSocket(url);
+    } catch (err) {
+      queueMicrotask(() => this._lost(gen, null, `open failed: ${err?.message ?? err}`));
+      return;
+    }
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    const current = () => this.gen === gen && this.ws === ws;
+    ws.onopen = () => {
+      if (current()) this._dispatch({ type: 'subscription_opened' });
+    };
+    ws.onmessage = (e) => {
+      if (!current()) return;
+      const d = e.data;
+      // The protocol sends binary messages only; anything else is handed to
+      // the core as bytes so that it reports it as malformed and resyncs.
+      const bytes = d instanceof ArrayBuffer ? new Uint8Array(d) : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new TextEncoder().encode(String(d));
+      this._dispatch(bytes);
+    };
+    ws.onerror = () => this._lost(gen, ws, 'websocket error');
+    ws.onclose = (e) => this._lost(gen, ws, `websocket closed (${e?.code ?? ''}${e?.reason ? ` ${e.reason}` : ''})`);
+  }
+
+  _lost(gen, ws, reason) {
+    if (this.gen !== gen || (ws && this.ws !== ws)) return;
+    if (ws) this._detach(ws);
+    this._dispatch({ type: 'connection_lost', error: reason, jitter: jitter() });
+  }
+
+  _detach(ws) {
+    ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
+    if (this.ws === ws) this.ws = null;
+  }
+
+  _closeSocket() {
+    const ws = this.ws;
+    if (!ws) return;
+    this._detach(ws);
+    try {
+      ws.close(1000);
+    } catch {
+      // already closed
+    }
+  }
+
+  async _fetchPage(cmd) {
+    const gen = this.gen;
+    const id = cmd.request_id;
+    const params = { limit: cmd.limit || undefined, before_sequence: cmd.before_sequence, include_internal: !!cmd.include_internal };
+    const path = `/v1/sessions/${encodeURIComponent(cmd.session_id || this.sessionId)}/messages${pageQuery(params)}`;
+    let ev;
+    try {
+      const data = await this.http.msgpack(path);
+      ev = { type: 'page', request_id: id, data };
+    } catch (err) {
+      ev = { type: 'page_failed', request_id: id, error: String(err?.message ?? err) };
+    }
+    if (this.gen === gen) this._dispatch(ev);
+  }
+
+  _setTimer(timerId, delay) {
+    const gen = this.gen;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (this.gen === gen) this._dispatch({ type: 'timer_fired', timer_id: timerId });
+    }, delay);
+    this.timers.add(t);
+  }
+
+  _setStatus(status, reason) {
+    if (!status || status === this.status) return;
+    this.status = status;
+    this._schedule();
+    this._emit('status', { status, reason: reason ?? '' });
+    if (status === 'live' && this.waitLive) {
+      for (const w of this.waitLive) w.resolve();
+      this.waitLive = null;
+    }
+  }
+
+  _waitLive(timeoutMs) {
+    if (this.status === 'live') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      let t = null;
+      const w = {
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      };
+      (this.waitLive ??= []).push(w);
+      if (timeoutMs > 0) {
+        t = setTimeout(() => w.reject(new AgentsyncError('closed', `not live after ${timeoutMs} ms (status ${this.status})`)), timeoutMs);
+      }
+    });
+  }
+
+  // Runs an event and, if the core asked for a page, waits for its answer.
+  _request(ev) {
+    const out = this._dispatch(ev);
+    const ids = (out?.commands ?? []).filter((c) => c.type === 'fetch_page').map((c) => c.request_id);
+    if (out?.error) return Promise.reject(new AgentsyncError(out.error.code, out.error.message ?? ''));
+    if (ids.length === 0) return Promise.resolve();
+    return Promise.all(ids.map((id) => new Promise((resolve, reject) => this.pageWaiters.set(id, { resolve, reject })))).then(() => undefined);
+  }
+
+  _settlePage(ev, error) {
+    const w = this.pageWaiters.get(ev.request_id);
+    if (!w) return;
+    this.pageWaiters.delete(ev.request_id);
+    if (ev.type === 'page_failed') w.reject(new AgentsyncError('internal', ev.error ?? 'page failed'));
+    else if (error) w.reject(new AgentsyncError(error.code, error.message ?? ''));
+    else w.resolve();
+  }
+
+  _teardown() {
+    this.gen++;
+    this._closeSocket();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.queue.length = 0;
+    // Waiters of an abandoned generation will never get their page: let
+    // them go rather than hang (the rebuilt core reads its own pages).
+    for (const w of this.pageWaiters.values()) w.resolve();
+    this.pageWaiters.clear();
+  }
+
+  // A trap or an internal error: the instance is undefined. Throw it away,
+  // start a fresh one and re-read the snapshot (the server is the
+  // authority, so nothing is lost to the caller). The old view stays on
+  // screen until the new one replaces it.
+  _rebuild(reason) {
+    if (this.closed || this.rebuilding) return;
+    this.rebuilds++;
+    this._log('rebuilding core after', reason);
+    this._emit('rebuild', { reason });
+    this._teardown();
+    this.core = null;
+    this.rebuilding = (async () => {
+      let delay = 100;
+      while (!this.closed) {
+        try {
+          this.core = await Core.load(this.module, this._coreOpts());
+          break;
+        } catch (err) {
+          this._emit('error', err instanceof AgentsyncError ? err : new AgentsyncError('internal', String(err)));
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, 30000);
+        }
+      }
+      this.rebuilding = null;
+      if (!this.closed) this._start();
+    })();
+  }
+
+  // ------------------------------------------------------------ view cache
+
+  _schedule() {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    this.scheduler(() => {
+      this.flushScheduled = false;
+      if (this._flush() && this.listeners.size > 0) {
+        const v = this._view;
+        for (const fn of [...this.listeners]) safeCall(fn, v, this);
+      }
+    });
+  }
+
+  // Brings _view up to date. Changed messages are read one by one with
+  // core.message(id); the whole view is decoded only after a reset, a new
+  // message, or an event other than frames (pages are rare, deltas are not).
+  // Returns whether anything changed.
+  _flush() {
+    const core = this.core;
+    const statusChanged = this._view.status !== this.status;
+    const dirty = this.dirtyAll || this.metaDirty || this.dirtyIds.size > 0;
+    if (!dirty && !statusChanged) return false;
+    if (!core || core.broken) {
+      if (statusChanged) this._view = { ...this._view, status: this.status };
+      return statusChanged;
+    }
+    try {
+      let full = this.dirtyAll || this.metaDirty;
+      if (!full) {
+        const messages = this._view.messages.slice();
+        for (const id of this.dirtyIds) {
+          const m = core.message(id);
+          const at = this.index.get(id);
+          if (at === undefined) {
+            full = m !== null; // a new message: total and order change too
+            if (full) break;
+          } else if (m === null) {
+            full = true; // removed: positions shift
+            break;
+          } else {
+            messages[at] = m;
+          }
+        }
+        if (!full) this._view = { ...this._view, status: this.status, messages };
+      }
+      if (full) {
+        const v = core.view();
+        delete v.digest; // computed on demand by digest(): it costs a hash of the whole view
+        v.status = this.status;
+        this._view = v;
+        this.index = new Map(v.messages.map((m, i) => [m.message_id, i]));
+      }
+    } catch (err) {
+      this._rebuild(err);
+      return false;
+    } finally {
+      this.dirtyIds.clear();
+      this.dirtyAll = false;
+      this.metaDirty = false;
+    }
+    return true;
+  }
+
+  _emit(type, arg) {
+    const set = this.handlers.get(type);
+    if (set) for (const fn of [...set]) safeCall(fn, arg, this);
+    else if (type === 'error') this._log('agentsync error', arg);
+  }
+}
+
+function safeCall(fn, arg, session) {
+  try {
+    fn(arg);
+  } catch (err) {
+    // A listener's bug must not break syncing; report it asynchronously.
+    if (session.log) session.log('listener threw', err);
+    else queueMicrotask(() => {
+      throw err;
+    });
+  }
+}
+
+// The coalescing scheduler of view notifications.
+function makeScheduler(kind = 'microtask') {
+  if (typeof kind === 'function') return kind;
+  if (kind === 'frame' && typeof globalThis.requestAnimationFrame === 'function') {
+    return (fn) => globalThis.requestAnimationFrame(() => fn());
+  }
+  return (fn) => queueMicrotask(fn);
+}

@@ -1,0 +1,70 @@
+// Builds and starts the real reference server on 127.0.0.1 for the tests.
+
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { repoDir } from '../paths.js';
+
+const exec = promisify(execFile);
+
+let built = null;
+
+/** Builds ./server/cmd/syncserver once per process; returns the binary path. */
+export function buildServer() {
+  built ??= (async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-js-'));
+    const bin = path.join(dir, 'syncserver');
+    await exec('go', ['build', '-o', bin, './server/cmd/syncserver'], { cwd: repoDir, maxBuffer: 1 << 24 });
+    return bin;
+  })();
+  return built;
+}
+
+/**
+ * Starts the server on a free port with a fresh SQLite file.
+ * @returns {Promise<{url: string, addr: string, stop: () => Promise<void>, stderr: () => string}>}
+ */
+export async function startServer({ speed = '1ms', token } = {}) {
+  const bin = await buildServer();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-db-'));
+  const args = ['-addr', '127.0.0.1:0', '-db', path.join(dir, 'e2e.db'), '-speed', speed, '-log-level', 'warn'];
+  if (token) args.push('-token', token);
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+    if (err.length > 1 << 20) err = err.slice(-(1 << 19));
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`syncserver did not start: ${err}`)), 30000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`syncserver exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    url,
+    addr: new URL(url).host,
+    stderr: () => err,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,135 @@
+// The session API against the real server in Node: connect, status events,
+// messages() and its typed errors, loadOlder, rebuilding after a trap, close.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { AgentsyncError, connect, createSession } from '../index.js';
+import { startServer } from './harness/syncserver.js';
+import { wasmPath } from './paths.js';
+
+let server;
+const opts = () => ({ wasm: wasmPath, WebSocket: globalThis.WebSocket });
+
+before(async () => {
+  server = await startServer({ speed: '0s' });
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, cond, ms = 20000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+// Sends text and waits until the view holds a done agent reply after it.
+async function turn(session, text) {
+  const user = await session.send(text);
+  await until(`reply to ${text}`, () => {
+    const last = session.view.messages.at(-1);
+    return last && last.role === 'agent' && last.sequence > user.sequence && last.state === 'done';
+  });
+  return user;
+}
+
+test('connect reaches live, streams a reply and reports status', async () => {
+  const seen = [];
+  const session = await createSession(server.url, opts());
+  session.on('status', (e) => seen.push(e.status));
+  assert.equal(session.status, 'live');
+  assert.equal(session.view.status, 'live');
+  assert.equal(session.view.session_id, session.sessionId);
+  let calls = 0;
+  const unsubscribe = session.subscribe(() => calls++);
+  assert.equal(calls, 1, 'a new listener gets the current view at once');
+  await turn(session, 'scenario:text chars=500');
+  const reply = session.view.messages.at(-1);
+  assert.equal(reply.parts.find((p) => p.type === 'text').text.length, 500);
+  assert.ok(calls > 1, 'the listener saw the reply');
+  unsubscribe();
+  const before = calls;
+  await turn(session, 'hello again');
+  assert.equal(calls, before, 'no call after unsubscribe');
+  session.close();
+  assert.equal(session.status, 'closed');
+  assert.deepEqual(seen.at(-1), 'closed');
+});
+
+test('messages() reads pages and gives typed errors for bad parameters', async () => {
+  const session = await createSession(server.url, opts());
+  await turn(session, 'one');
+  await turn(session, 'two');
+  const page = await session.messages({ limit: 2 });
+  assert.equal(page.items.length, 2);
+  assert.equal(page.total, 4);
+  assert.equal(page.has_more, true);
+  const older = await session.messages({ limit: 2, before_sequence: page.next_before_sequence });
+  assert.deepEqual(
+    older.items.map((m) => m.sequence),
+    [1, 2],
+  );
+  for (const bad of [{ limit: 0 }, { limit: -1 }, { before_sequence: 'x' }]) {
+    await assert.rejects(session.messages(bad), (e) => e instanceof AgentsyncError && e.code === 'bad_request' && e.status === 400);
+  }
+  await assert.rejects(session.answer('no-such-interaction', { approved: true }), (e) => e instanceof AgentsyncError && e.status >= 400);
+  session.close();
+});
+
+test('loadOlder pages history into the view', async () => {
+  const first = await createSession(server.url, opts());
+  for (let i = 0; i < 3; i++) await turn(first, `message ${i}`);
+  const digest = first.digest();
+  first.close();
+
+  const session = await connect({ url: server.url, sessionId: first.sessionId, pageLimit: 2, ...opts() });
+  assert.ok(session.view.messages.length < 6, 'the head page only');
+  assert.equal(session.view.has_more_older, true);
+  while (session.view.has_more_older) await session.loadOlder();
+  assert.deepEqual(
+    session.view.messages.map((m) => m.sequence),
+    [1, 2, 3, 4, 5, 6],
+  );
+  assert.equal(session.digest(), digest, 'the same digest as the session that saw it live');
+  session.close();
+});
+
+test('a trap discards the instance and rebuilds from the snapshot', async () => {
+  const session = await createSession(server.url, opts());
+  await turn(session, 'scenario:text chars=300');
+  const digest = session.digest();
+  const rebuilt = new Promise((resolve) => session.on('rebuild', resolve));
+  const old = session.core;
+  old.x = {
+    ...old.x,
+    agentsync_handle: () => {
+      throw new WebAssembly.RuntimeError('unreachable');
+    },
+  };
+  session.dropConnection(); // the next event reaches the broken instance
+  await rebuilt;
+  assert.equal(session.rebuilds, 1);
+  await until('live after rebuild', () => session.status === 'live' && session.core && session.core !== old);
+  assert.equal(session.digest(), digest, 'nothing lost');
+  await turn(session, 'after the rebuild');
+  session.close();
+});
+
+test('dropConnection reconnects and the view catches up', async () => {
+  const session = await createSession(server.url, opts());
+  const statuses = [];
+  session.on('status', (e) => statuses.push(e.status));
+  await turn(session, 'before');
+  assert.equal(session.dropConnection(), true);
+  assert.notEqual(session.status, 'live', 'the drop is seen at once');
+  await until('live again', () => session.status === 'live');
+  await turn(session, 'after');
+  assert.equal(session.view.messages.length, 4);
+  session.close();
+  assert.equal(session.dropConnection(), false, 'nothing to drop once closed');
+});

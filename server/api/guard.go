@@ -1,0 +1,104 @@
+package api
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// originPolicy decides which browser origins may call the API and open
+// subscriptions. Requests without an Origin header (curl, Go hosts) are
+// not browser cross-site requests and pass.
+type originPolicy struct {
+	all     bool
+	origins map[string]bool // "scheme://host:port", lower case
+	hosts   map[string]bool // "host:port" entries match any scheme
+}
+
+func newOriginPolicy(allowed []string) originPolicy {
+	p := originPolicy{origins: map[string]bool{}, hosts: map[string]bool{}}
+	for _, o := range allowed {
+		o = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(o)), "/")
+		switch {
+		case o == "":
+		case o == "*":
+			p.all = true
+		case strings.Contains(o, "://"):
+			p.origins[o] = true
+		default:
+			p.hosts[o] = true
+		}
+	}
+	return p
+}
+
+// allows reports whether r's Origin may use the API: same host as the
+// request by default, any listed origin, or anything with "*".
+func (p originPolicy) allows(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || p.all {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.ToLower(u.Host)
+	return host == strings.ToLower(r.Host) ||
+		p.origins[strings.ToLower(u.Scheme)+"://"+host] || p.hosts[host]
+}
+
+// authorized checks the bearer token in constant time. The query form is
+// accepted only where a browser cannot set headers (the WebSocket).
+func (a *api) authorized(r *http.Request, allowQuery bool) bool {
+	if a.token == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && allowQuery {
+		got, ok = r.URL.Query().Get("token"), true
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+}
+
+// guard wraps an API handler with the origin check, CORS headers for
+// allowed cross-origin callers, and the bearer token check.
+func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !a.origins.allows(r) {
+			a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "origin %q is not allowed", r.Header.Get("Origin")))
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+		}
+		if !a.authorized(r, allowQueryToken) {
+			a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "missing or wrong bearer token"))
+			return
+		}
+		next(w, r)
+	}
+}
+
+// preflight answers CORS preflight requests of allowed origins, so a UI
+// served from another dev server (say Vite on :5173) can call the API.
+func (a *api) preflight(w http.ResponseWriter, r *http.Request) {
+	if !a.origins.allows(r) {
+		a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "origin %q is not allowed", r.Header.Get("Origin")))
+		return
+	}
+	h := w.Header()
+	if origin := r.Header.Get("Origin"); origin != "" {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+}

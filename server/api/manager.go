@@ -1,0 +1,34 @@
+package api
+
+import (
+	"context"
+
+	"github.com/agentsync/agentsync/server/fanout"
+	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// Manager is the session engine as the API uses it; *session.Manager
+// implements it. Every error it returns is a *synccore.Error.
+type Manager interface {
+	CreateSession(ctx context.Context, model string) (store.Session, error)
+	ListSessions(ctx context.Context, limit int) ([]store.Session, error)
+	Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error)
+	PostMessage(ctx context.Context, sessionID string, req session.PostMessage) (synccore.Message, error)
+	Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error)
+	Action(ctx context.Context, sessionID string, a session.Action) (synccore.Message, error)
+	Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error)
+}
+
+var _ Manager = (*session.Manager)(nil)
+
+// openSub subscribes through the manager, keeping the subscription code
+// independent of the fanout package's concrete type.
+func (a *api) openSub(ctx context.Context, sessionID string) (subscriber, error) {
+	sub, err := a.mgr.Subscribe(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
+}

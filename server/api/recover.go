@@ -1,0 +1,63 @@
+package api
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// recoverPanics turns a handler panic into a logged 500 internal answer,
+// so one bug never takes the server (and every session) down.
+func (a *api) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &trackingWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+				panic(v)
+			}
+			a.log.Error("handler panic", "method", r.Method, "path", r.URL.Path,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if !tw.wrote {
+				a.writeValue(w, r, http.StatusInternalServerError,
+					synccore.Errorf(synccore.CodeInternal, "internal error"))
+			}
+		}()
+		next.ServeHTTP(tw, r)
+	})
+}
+
+// trackingWriter notes whether the response has started, so a recovered
+// panic does not write a second status line. It passes Hijack and Flush
+// through (the WebSocket upgrade needs Hijack) via Unwrap.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *trackingWriter) WriteHeader(code int) {
+	t.wrote = true
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *trackingWriter) Write(b []byte) (int, error) {
+	t.wrote = true
+	return t.ResponseWriter.Write(b)
+}
+
+// Hijack hands the connection to the WebSocket upgrader (gorilla asserts
+// http.Hijacker directly rather than using http.ResponseController).
+func (t *trackingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	t.wrote = true
+	return http.NewResponseController(t.ResponseWriter).Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (t *trackingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

@@ -1,0 +1,76 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// routes registers every endpoint of docs/protocol.md §3 with Go 1.22
+// method patterns.
+func (a *api) routes(cfg Config) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/sessions", a.guard(false, a.createSession))
+	mux.HandleFunc("GET /v1/sessions", a.guard(false, a.listSessions))
+	mux.HandleFunc("GET /v1/sessions/{id}/messages", a.guard(false, a.getMessages))
+	mux.HandleFunc("POST /v1/sessions/{id}/messages", a.guard(false, a.postMessage))
+	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", a.guard(false, a.answer))
+	mux.HandleFunc("POST /v1/sessions/{id}/actions", a.guard(false, a.action))
+	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.subscribe))
+	mux.HandleFunc("GET /healthz", a.guard(false, a.healthz))
+	mux.HandleFunc("OPTIONS /v1/", a.preflight)
+
+	// The demo page and its scripts are public files: a browser cannot put
+	// a bearer token on a page load.
+	if cfg.JSFS != nil {
+		mux.Handle("GET /js/", http.StripPrefix("/js/", http.FileServerFS(cfg.JSFS)))
+	}
+	if cfg.WASM != nil {
+		mux.HandleFunc("GET /js/agentsync.wasm", serveWASM(cfg.WASM))
+	}
+	static := http.Handler(nil)
+	if cfg.StaticFS != nil {
+		static = http.FileServerFS(cfg.StaticFS)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if static != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			!strings.HasPrefix(r.URL.Path, "/v1/") {
+			static.ServeHTTP(w, r)
+			return
+		}
+		a.writeError(w, r, synccore.Errorf(synccore.CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+func (a *api) healthz(w http.ResponseWriter, r *http.Request) {
+	a.writeValue(w, r, http.StatusOK, healthzBody)
+}
+
+var healthzBody = struct {
+	OK bool `json:"ok" msgpack:"ok"`
+}{OK: true}
+
+// upgradeFailed answers a failed WebSocket handshake with a typed error
+// instead of gorilla's plain text.
+func (a *api) upgradeFailed(w http.ResponseWriter, r *http.Request, status int, reason error) {
+	a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "websocket handshake: %v", reason))
+}
+
+// serveWASM serves the module with the media type that
+// WebAssembly.instantiateStreaming requires, and an ETag so a reload does
+// not download it again.
+func serveWASM(module []byte) http.HandlerFunc {
+	sum := sha256.Sum256(module)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Header().Set("ETag", etag)
+		http.ServeContent(w, r, "agentsync.wasm", time.Time{}, bytes.NewReader(module))
+	}
+}

@@ -1,0 +1,130 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// subscriber is what the session manager hands out for one subscription:
+// fanout.Subscriber satisfies it.
+type subscriber interface {
+	// Next blocks for the frames queued since the last call, already
+	// numbered; io.EOF after the last one.
+	Next(ctx context.Context) ([]synccore.Frame, error)
+	Close()
+}
+
+// closeGrace is how long the writer waits for the peer's answer to its
+// close frame before dropping the connection.
+const closeGrace = 2 * time.Second
+
+// subscribe upgrades GET /v1/sessions/{id}/subscribe. The session is
+// looked up before the upgrade so an unknown one is a plain 404 answer.
+func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	id := r.PathValue("id")
+	sub, err := a.openSub(ctx, id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	defer sub.Close()
+	conn, err := a.upgrader.Upgrade(w, r)
+	if err != nil {
+		a.log.Debug("websocket upgrade failed", "session_id", id, "err", err)
+		return
+	}
+	defer conn.Close()
+	a.log.Debug("subscription opened", "session_id", id, "remote", r.RemoteAddr)
+	err = a.pump(ctx, cancel, conn, sub)
+	a.log.Debug("subscription ended", "session_id", id, "remote", r.RemoteAddr, "reason", err)
+}
+
+// pump runs one subscription: a reader goroutine for control frames, a
+// pinger, and the writer (this goroutine, the only one that writes data).
+// It returns why the subscription ended.
+func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber) error {
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer cancel() // the peer is gone or closing: stop the writer's Next
+		_ = conn.ReadControl(a.pongWait)
+	}()
+	pingerDone := make(chan struct{})
+	go func() {
+		defer close(pingerDone)
+		t := time.NewTicker(a.pingInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := conn.Ping(time.Now().Add(a.writeTimeout)); err != nil {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		_ = conn.Close()
+		<-readerDone
+		<-pingerDone
+	}()
+
+	enc := newFrameEncoder()
+	for {
+		frames, err := sub.Next(ctx)
+		if len(frames) > 0 {
+			data, encErr := enc.encode(frames)
+			if encErr != nil {
+				a.log.Error("encode frames", "err", encErr)
+				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
+				return encErr
+			}
+			if werr := conn.WriteBinary(data, time.Now().Add(a.writeTimeout)); werr != nil {
+				return fmt.Errorf("write frames: %w", werr)
+			}
+			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {
+				a.closeHandshake(conn, readerDone, websocket.CloseNormalClosure, last.Kind+": "+last.Code)
+				return fmt.Errorf("server sent %s (%s)", last.Kind, last.Code)
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			a.closeHandshake(conn, readerDone, websocket.CloseGoingAway, "subscription ended")
+			return err
+		default:
+			return err // the peer went away (ctx cancelled) or the server is stopping
+		}
+	}
+}
+
+// closeHandshake sends a close frame and waits a little for the peer's
+// close answer (seen by the reader) so the client reads a clean close.
+func (a *api) closeHandshake(conn wsConn, readerDone <-chan struct{}, code int, reason string) {
+	if len(reason) > 120 { // a close reason must fit in a 125-byte control frame
+		reason = reason[:120]
+	}
+	if err := conn.SendClose(code, reason, time.Now().Add(a.writeTimeout)); err != nil {
+		return
+	}
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-readerDone:
+	case <-t.C:
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	agentsyncjs "github.com/agentsync/agentsync/js"
+	"github.com/agentsync/agentsync/server/api"
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/web"
+	"github.com/agentsync/agentsync/wasm/module"
+)
+
+// shutdownTimeout bounds each step of a graceful stop.
+const shutdownTimeout = 10 * time.Second
+
+// options are the parsed command line.
+type options struct {
+	addr     string
+	db       string
+	speed    time.Duration
+	token    string
+	origins  []string
+	logLevel slog.Level
+}
+
+func parseFlags(args []string, out io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("syncserver", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&o.db, "db", "data/dev.db", "SQLite file; its directory is created")
+	fs.DurationVar(&o.speed, "speed", 15*time.Millisecond, "scripted model delay per delta (0 = full speed)")
+	fs.StringVar(&o.token, "token", "", "bearer token required on every API request (empty = none)")
+	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
+	level := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.speed < 0 {
+		return o, fmt.Errorf("-speed must not be negative, got %s", o.speed)
+	}
+	if err := o.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return o, fmt.Errorf("-log-level: %w", err)
+	}
+	for _, s := range strings.Split(*origins, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			o.origins = append(o.origins, s)
+		}
+	}
+	return o, nil
+}
+
+// run wires the server and serves until ctx is cancelled, then stops
+// gracefully: stop accepting, close streaming messages (Manager.Shutdown),
+// close the store. It writes "listening on http://<addr>" to stdout once
+// the port is bound, so tests and scripts can find a port picked with :0.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	opts, err := parseFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+
+	if dir := filepath.Dir(opts.db); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create db directory: %w", err)
+		}
+	}
+	st, err := store.Open(ctx, opts.db, store.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", opts.db, err)
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("close store", "err", err)
+		}
+	}()
+
+	// NewManager runs crash recovery (closes messages left streaming)
+	// before anything is served.
+	mgr, err := session.NewManager(ctx, session.Config{
+		Store:  st,
+		Logger: log,
+		Speed:  model.Paced(opts.speed),
+	})
+	if err != nil {
+		return fmt.Errorf("start sessions: %w", err)
+	}
+
+	ln, err := net.Listen("tcp", opts.addr)
+	if err != nil {
+		_ = mgr.Shutdown(context.Background())
+		return fmt.Errorf("listen: %w", err)
+	}
+	// Subscriptions (hijacked connections) derive from baseCtx, which
+	// outlives ctx until the manager has ended them cleanly.
+	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	srv := &http.Server{
+		Handler: api.New(api.Config{
+			Manager:        mgr,
+			Logger:         log,
+			Token:          opts.token,
+			AllowedOrigins: opts.origins,
+			StaticFS:       web.Static,
+			JSFS:           agentsyncjs.Files,
+			WASM:           module.Wasm,
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "listening on %s\n", url)
+	log.Info("syncserver started", "url", url, "db", opts.db, "speed", opts.speed,
+		"token", opts.token != "", "origins", opts.origins)
+
+	select {
+	case err := <-serveErr:
+		_ = mgr.Shutdown(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	return shutdown(srv, mgr, cancelBase, log)
+}
+
+// shutdown stops in the order that loses nothing: no new requests, then
+// the sessions close their streaming messages (subscribers get the final
+// snapshots and a close frame), then what is left of the connections.
+func shutdown(srv *http.Server, mgr *session.Manager, cancelBase context.CancelFunc, log *slog.Logger) error {
+	log.Info("shutting down")
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	var errs []error
+	if err := srv.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if err := mgr.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("session shutdown: %w", err))
+	}
+	cancelBase()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lineWriter hands each "listening on" URL to a channel.
+type lineWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	urls chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for {
+		line, err := w.buf.ReadString('\n')
+		if err != nil {
+			w.buf.WriteString(line) // keep the partial line
+			return len(p), nil
+		}
+		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
+			w.urls <- u
+		}
+	}
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "nested", "dir", "dev.db") // directories are created
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lineWriter{urls: make(chan string, 1)}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", db, "-speed", "0", "-log-level", "warn", "-origins", "http://a.example, http://b.example"}, out)
+	}()
+	var url string
+	select {
+	case url = <-out.urls:
+	case err := <-errc:
+		t.Fatalf("run returned before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no listening line")
+	}
+
+	get := func(path string) (int, string, string) {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
+	}
+	if st, _, body := get("/healthz"); st != 200 || !strings.Contains(body, `"ok":true`) {
+		t.Fatalf("healthz %d %s", st, body)
+	}
+	if st, ct, body := get("/"); st != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(strings.ToLower(body), "<html") {
+		t.Fatalf("demo page: %d %s %.100s", st, ct, body)
+	}
+	if st, ct, body := get("/js/index.js"); st != 200 || !strings.Contains(ct, "javascript") || !strings.Contains(body, "export") {
+		t.Fatalf("/js/index.js: %d %s", st, ct)
+	}
+	if st, ct, body := get("/js/agentsync.wasm"); st != 200 || ct != "application/wasm" || !strings.HasPrefix(body, "\x00asm") {
+		t.Fatalf("/js/agentsync.wasm: %d %s", st, ct)
+	}
+	if st, ct, _ := get("/v1/nope"); st != 404 || !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("unknown API route: %d %s", st, ct)
+	}
+	resp, err := http.Post(url+"/v1/sessions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&sess); err != nil || resp.StatusCode != 201 || sess.SessionID == "" {
+		t.Fatalf("create session: %d %v %+v", resp.StatusCode, err, sess)
+	}
+	resp.Body.Close()
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("db file: %v", err)
+	}
+
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not stop after cancel")
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Fatal("server still answers after shutdown")
+	}
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-speed", "fast"},
+		{"-speed", "-1s"},
+		{"-log-level", "loud"},
+		{"-nope"},
+		{"extra"},
+		{"-addr", "256.0.0.1:99999", "-db", filepath.Join(t.TempDir(), "x.db")},
+	} {
+		err := run(context.Background(), args, io.Discard)
+		if err == nil {
+			t.Errorf("run %q: no error", args)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// benchDeltas is the number of delta mutations one benchmark iteration
+// streams (scenario:long with 16 runes per delta).
+const benchDeltas = 5000
+
+// BenchmarkFanoutWebSocket100 streams one session's answer to 100 real
+// WebSocket subscribers on loopback and reports the mutations delivered
+// per second across all of them; subs=1 is the baseline of the same run.
+// The subscriber queues are large enough that nobody is resynced: this
+// measures throughput, TestSlowSubscriber the slow-consumer policy.
+func BenchmarkFanoutWebSocket100(b *testing.B) {
+	for _, subs := range []int{1, 100} {
+		b.Run(fmt.Sprintf("subs=%d", subs), func(b *testing.B) { benchFanout(b, subs) })
+	}
+}
+
+// countFrames reads the msgpack array header of one message: the number
+// of frames in it, without decoding them.
+func countFrames(data []byte) int {
+	if len(data) == 0 {
+		return 0
+	}
+	switch c := data[0]; {
+	case c >= 0x90 && c <= 0x9f:
+		return int(c & 0x0f)
+	case c == 0xdc && len(data) >= 3:
+		return int(data[1])<<8 | int(data[2])
+	case c == 0xdd && len(data) >= 5:
+		return int(data[1])<<24 | int(data[2])<<16 | int(data[3])<<8 | int(data[4])
+	}
+	return 0
+}
+
+func benchFanout(b *testing.B, subs int) {
+	s := newServer(b, serverOpts{QueueLimit: 1 << 17})
+	sid := s.createSession()
+
+	// Subscriber 0 is the observer: it decodes every frame (off its read
+	// loop) to find the frame that closes each answer. The others only
+	// count frames, as cheaply as a reader can.
+	counts := make([]atomic.Int64, subs)
+	doneAt := make(chan int64, 16)
+	var wg sync.WaitGroup
+	conns := make([]*websocket.Conn, subs)
+	for i := range subs {
+		c, _, err := websocket.DefaultDialer.Dial(s.wsURL(sid), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		conns[i] = c
+		var inbox chan []byte
+		if i == 0 {
+			inbox = make(chan []byte, 1<<16)
+			go func() {
+				var n int64
+				for data := range inbox {
+					for _, f := range decodeFrames(b, data) {
+						n++
+						if agentDone(f) {
+							doneAt <- n
+						}
+					}
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if inbox != nil {
+				defer close(inbox)
+			}
+			for {
+				_, data, err := c.ReadMessage()
+				if err != nil {
+					return
+				}
+				counts[i].Add(int64(countFrames(data)))
+				if inbox != nil {
+					inbox <- data
+				}
+			}
+		}()
+	}
+	total := func() int64 {
+		var t int64
+		for i := range counts {
+			t += counts[i].Load()
+		}
+		return t
+	}
+	// waitAll waits until every subscriber has target frames.
+	waitAll := func(target int64) {
+		deadline := time.Now().Add(2 * time.Minute)
+		for i := range counts {
+			for counts[i].Load() < target {
+				if time.Now().After(deadline) {
+					b.Fatalf("subscriber %d stuck at %d of %d frames", i, counts[i].Load(), target)
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+	}
+	// One warm-up answer, not measured.
+	prompt := fmt.Sprintf("scenario:long chars=%d delta=16", benchDeltas*16)
+	s.say(sid, prompt)
+	waitAll(<-doneAt)
+
+	b.ResetTimer()
+	start := time.Now()
+	before := total()
+	for i := 0; i < b.N; i++ {
+		s.say(sid, prompt)
+		waitAll(<-doneAt)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	delivered := total() - before
+	b.ReportMetric(float64(delivered)/elapsed.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(delivered)/float64(b.N*subs), "frames/sub/op")
+	for _, c := range conns {
+		c.Close()
+	}
+	wg.Wait()
+}
+
+// BenchmarkMessagesHTTP reads the head page of 50 messages over HTTP in
+// msgpack (and JSON), with GET /healthz as the baseline of the same run.
+func BenchmarkMessagesHTTP(b *testing.B) {
+	s := newServer(b, serverOpts{})
+	sid := s.createSession()
+	s.exchange(sid, 30)
+	if p := s.page(sid, ""); len(p.Items) != synccore.DefaultPageLimit {
+		b.Fatalf("page has %d items", len(p.Items))
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	get := func(b *testing.B, path, accept string) {
+		req, _ := http.NewRequest("GET", s.URL+path, nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		var bytes int64
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				b.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+			}
+			bytes = n
+		}
+		b.ReportMetric(float64(bytes), "bytes/op")
+	}
+	b.Run("healthz", func(b *testing.B) { get(b, "/healthz", "") })
+	b.Run("page50-msgpack", func(b *testing.B) {
+		get(b, "/v1/sessions/"+sid+"/messages?limit=50", "application/msgpack")
+	})
+	b.Run("page50-json", func(b *testing.B) { get(b, "/v1/sessions/"+sid+"/messages?limit=50", "") })
+}

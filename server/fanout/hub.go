@@ -1,0 +1,111 @@
+// Package fanout delivers a session's frames to its subscribers without ever
+// blocking the session: every subscriber has its own bounded queue, and one
+// that falls too far behind is told to resynchronise instead of slowing
+// everyone down or growing memory.
+package fanout
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// DefaultQueueLimit bounds a subscriber's queue when NewHub gets 0.
+const DefaultQueueLimit = 4096
+
+// ResyncSlowConsumer is the code of the resync frame a subscriber gets when
+// its queue overflows.
+const ResyncSlowConsumer = "slow_consumer"
+
+// Hub is the set of subscribers of one session. Publish is safe for
+// concurrent use, but callers that need a total order between Subscribe's
+// initial frames and later frames (the session engine) serialise both under
+// their own lock.
+type Hub struct {
+	limit int
+
+	mu     sync.Mutex // guards closed and writes of subs
+	closed bool
+	// subs is copy-on-write so Publish reads it without taking mu.
+	subs atomic.Pointer[[]*Subscriber]
+}
+
+// NewHub returns a hub whose subscribers queue at most queueLimit frames
+// (DefaultQueueLimit when queueLimit <= 0).
+func NewHub(queueLimit int) *Hub {
+	if queueLimit <= 0 {
+		queueLimit = DefaultQueueLimit
+	}
+	h := &Hub{limit: queueLimit}
+	h.subs.Store(&[]*Subscriber{})
+	return h
+}
+
+// Subscribe registers a new subscriber whose first frames are initial
+// (numbered from 1: the hello comes first). On a closed hub the subscriber
+// gets initial and then ends.
+func (h *Hub) Subscribe(initial []synccore.Frame) *Subscriber {
+	s := newSubscriber(h, h.limit)
+	s.enqueueInitial(initial)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		s.end()
+		return s
+	}
+	cur := *h.subs.Load()
+	next := make([]*Subscriber, len(cur), len(cur)+1)
+	copy(next, cur)
+	next = append(next, s)
+	h.subs.Store(&next)
+	return s
+}
+
+// Publish queues frames for every subscriber. It never blocks on a
+// subscriber: one whose queue would pass the limit is dropped with a resync
+// frame. The frames' Seq fields are set per subscriber (the caller's are
+// ignored); pointers inside the frames are shared and must not be mutated
+// after publishing.
+func (h *Hub) Publish(frames ...synccore.Frame) {
+	if len(frames) == 0 {
+		return
+	}
+	for _, s := range *h.subs.Load() {
+		if !s.enqueue(frames) {
+			h.remove(s)
+		}
+	}
+}
+
+// Len is the number of live subscribers.
+func (h *Hub) Len() int { return len(*h.subs.Load()) }
+
+// Close ends every subscription: each gets what is already queued, then
+// io.EOF. Later Subscribe calls get only their initial frames.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	h.closed = true
+	cur := *h.subs.Load()
+	h.subs.Store(&[]*Subscriber{})
+	h.mu.Unlock()
+	for _, s := range cur {
+		s.end()
+	}
+}
+
+// remove unregisters s; it is idempotent.
+func (h *Hub) remove(s *Subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur := *h.subs.Load()
+	i := slices.Index(cur, s)
+	if i < 0 {
+		return
+	}
+	next := make([]*Subscriber, 0, len(cur)-1)
+	next = append(next, cur[:i]...)
+	next = append(next, cur[i+1:]...)
+	h.subs.Store(&next)
+}

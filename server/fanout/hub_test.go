@@ -1,0 +1,176 @@
+package fanout
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+func delta(text string) synccore.Frame {
+	return synccore.Frame{Kind: synccore.FrameDelta, MessageID: "m", PartID: "p", Text: text}
+}
+
+func next(t *testing.T, s *Subscriber) []synccore.Frame {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fs, err := s.Next(ctx)
+	if err != nil {
+		t.Fatalf("next: %v", err)
+	}
+	return append([]synccore.Frame(nil), fs...)
+}
+
+func TestNumberingIsGaplessPerSubscriber(t *testing.T) {
+	h := NewHub(0)
+	a := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	h.Publish(delta("x"), delta("y"))
+	b := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}, {Kind: synccore.FramePart}})
+	h.Publish(delta("z"))
+
+	got := next(t, a)
+	if len(got) != 4 {
+		t.Fatalf("a got %d frames", len(got))
+	}
+	for i, f := range got {
+		if f.Seq != uint64(i+1) {
+			t.Fatalf("a frame %d seq %d", i, f.Seq)
+		}
+	}
+	got = next(t, b)
+	if len(got) != 3 || got[0].Kind != synccore.FrameHello || got[2].Text != "z" || got[2].Seq != 3 {
+		t.Fatalf("b got %+v", got)
+	}
+	h.Publish(delta("w"))
+	if got := next(t, b); len(got) != 1 || got[0].Seq != 4 {
+		t.Fatalf("b then got %+v", got)
+	}
+}
+
+func TestNextBlocksUntilPublish(t *testing.T) {
+	h := NewHub(0)
+	s := h.Subscribe(nil)
+	done := make(chan []synccore.Frame)
+	go func() {
+		fs, _ := s.Next(context.Background())
+		done <- append([]synccore.Frame(nil), fs...)
+	}()
+	select {
+	case <-done:
+		t.Fatal("Next returned with nothing queued")
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.Publish(delta("a"))
+	if fs := <-done; len(fs) != 1 || fs[0].Text != "a" {
+		t.Fatalf("got %+v", fs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Next: %v", err)
+	}
+}
+
+func TestOverflowResyncsOnlyTheSlowSubscriber(t *testing.T) {
+	h := NewHub(4)
+	slow := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	fast := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	if got := next(t, slow); len(got) != 1 {
+		t.Fatal("hello")
+	}
+	var fastGot []synccore.Frame
+	fastGot = append(fastGot, next(t, fast)...)
+	for i := 0; i < 10; i++ {
+		h.Publish(delta("x"))
+		fastGot = append(fastGot, next(t, fast)...)
+	}
+	if len(fastGot) != 11 || fastGot[10].Seq != 11 {
+		t.Fatalf("fast got %d frames", len(fastGot))
+	}
+	got := next(t, slow)
+	if len(got) != 1 || got[0].Kind != synccore.FrameResync || got[0].Code != ResyncSlowConsumer || got[0].Seq != 2 {
+		t.Fatalf("slow got %+v", got)
+	}
+	if _, err := slow.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Fatalf("after resync: %v", err)
+	}
+	if h.Len() != 1 {
+		t.Fatalf("%d subscribers left, want the fast one", h.Len())
+	}
+}
+
+func TestCloseAndHubClose(t *testing.T) {
+	h := NewHub(0)
+	a := h.Subscribe(nil)
+	b := h.Subscribe(nil)
+	h.Publish(delta("x"))
+	a.Close()
+	if _, err := a.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Fatalf("closed subscriber: %v", err)
+	}
+	if h.Len() != 1 {
+		t.Fatal("Close leaves the hub")
+	}
+	h.Close()
+	h.Publish(delta("after close"))
+	if got := next(t, b); len(got) != 1 || got[0].Text != "x" {
+		t.Fatalf("b drains what was queued: %+v", got)
+	}
+	if _, err := b.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Fatalf("after hub close: %v", err)
+	}
+	late := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	if got := next(t, late); len(got) != 1 {
+		t.Fatal("a subscriber of a closed hub gets its initial frames")
+	}
+	if _, err := late.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Fatal("then EOF")
+	}
+}
+
+// Many publishers and readers at once: every reader sees every frame once,
+// in order (run with -race).
+func TestConcurrentPublishAndRead(t *testing.T) {
+	h := NewHub(1 << 20)
+	const readers, frames = 8, 5000
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	for r := 0; r < readers; r++ {
+		s := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var seen uint64
+			for {
+				fs, err := s.Next(context.Background())
+				if err != nil {
+					if seen != frames+1 {
+						errs <- errors.New("short read")
+					}
+					return
+				}
+				for _, f := range fs {
+					if f.Seq != seen+1 {
+						errs <- errors.New("gap")
+						return
+					}
+					seen = f.Seq
+				}
+			}
+		}()
+	}
+	for i := 0; i < frames; i++ {
+		h.Publish(delta("x"))
+	}
+	h.Close()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

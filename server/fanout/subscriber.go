@@ -1,0 +1,141 @@
+package fanout
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// Subscriber is one subscription's bounded frame queue. One goroutine (the
+// connection's writer) calls Next; any goroutine may call Close.
+type Subscriber struct {
+	hub   *Hub
+	limit int
+
+	// signal has room for one token: Publish never blocks on it, and one
+	// token is enough to wake Next, which then takes everything queued.
+	signal chan struct{}
+
+	mu        sync.Mutex
+	queue     []synccore.Frame
+	spare     []synccore.Frame // the slice Next returned last time, reused
+	seq       uint64           // Seq of the last frame queued
+	delivered uint64           // Seq of the last frame handed out by Next
+	ended     bool             // no more frames are queued (resync, hub closed)
+	closed    bool             // Close was called: Next returns io.EOF at once
+}
+
+func newSubscriber(h *Hub, limit int) *Subscriber {
+	return &Subscriber{hub: h, limit: limit, signal: make(chan struct{}, 1)}
+}
+
+func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
+	s.mu.Lock()
+	for _, f := range frames {
+		s.seq++
+		f.Seq = s.seq
+		s.queue = append(s.queue, f)
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+// enqueue appends frames, numbering them; it reports false once the
+// subscriber is finished and should leave the hub.
+func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
+	s.mu.Lock()
+	if s.ended || s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	if len(s.queue)+len(frames) > s.limit {
+		// Drop what it has not read: the client re-reads the snapshot
+		// anyway. The resync frame follows the last frame it did read,
+		// so its seq is continuous.
+		clear(s.queue)
+		s.queue = append(s.queue[:0], synccore.Frame{
+			Seq:    s.delivered + 1,
+			Kind:   synccore.FrameResync,
+			Code:   ResyncSlowConsumer,
+			Reason: "subscriber queue overflow: re-read the snapshot",
+		})
+		s.seq = s.delivered + 1
+		s.ended = true
+		s.mu.Unlock()
+		s.wake()
+		return false
+	}
+	for _, f := range frames {
+		s.seq++
+		f.Seq = s.seq
+		s.queue = append(s.queue, f)
+	}
+	s.mu.Unlock()
+	s.wake()
+	return true
+}
+
+// end stops the queue from growing; Next drains what is left, then EOF.
+func (s *Subscriber) end() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *Subscriber) wake() {
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Next blocks until frames are queued and returns all of them, in order, so
+// the writer can pack them into one WebSocket message. The returned slice is
+// valid until the following call to Next. After a resync or the hub's close
+// it returns the last frames and then io.EOF; after Close, io.EOF at once.
+// A cancelled ctx returns ctx.Err().
+func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, io.EOF
+		}
+		if n := len(s.queue); n > 0 {
+			out := s.queue
+			// Reuse the slice handed out last time: its reader is done with
+			// it now that it called Next again.
+			clear(s.spare)
+			s.queue = s.spare[:0]
+			s.spare = out
+			s.delivered = out[n-1].Seq
+			s.mu.Unlock()
+			return out, nil
+		}
+		ended := s.ended
+		s.mu.Unlock()
+		if ended {
+			return nil, io.EOF
+		}
+		select {
+		case <-s.signal:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Close leaves the hub and drops the queue; Next returns io.EOF.
+func (s *Subscriber) Close() {
+	s.mu.Lock()
+	s.closed = true
+	clear(s.queue)
+	s.queue = nil
+	s.spare = nil
+	s.mu.Unlock()
+	s.hub.remove(s)
+	s.wake()
+}

@@ -1,0 +1,134 @@
+// Package model is the small interface between the session engine and a
+// language model, plus the deterministic scripted model the reference server
+// ships so that every kind of turn can be played without an LLM.
+package model
+
+import (
+	"context"
+	"time"
+)
+
+// Roles of the composed model input.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Content types of the composed model input.
+const (
+	ContentText       = "text"
+	ContentReasoning  = "reasoning"
+	ContentFile       = "file"
+	ContentToolCall   = "tool_call"
+	ContentToolResult = "tool_result"
+)
+
+// InputMessage is one entry of the model's input, in the shape most chat
+// APIs take: user turns, assistant turns (text, reasoning, tool calls) and
+// tool results.
+type InputMessage struct {
+	Role    string         `json:"role"`
+	Content []InputContent `json:"content"`
+}
+
+// InputContent is one piece of an InputMessage; fields a type does not use
+// stay empty.
+type InputContent struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	// file
+	URL       string `json:"url,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Filename  string `json:"filename,omitempty"`
+	// tool_call and tool_result
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	Input      any    `json:"input,omitempty"`
+	Output     any    `json:"output,omitempty"`
+	// tool_result: the tool's final state (output-available, output-error,
+	// output-denied); IsError is true for the latter two.
+	ToolState string `json:"tool_state,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// ToolSpec describes a tool to the model and to the engine.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// NeedsApproval: the user approves every call, whatever the session's
+	// approval mode.
+	NeedsApproval bool `json:"needs_approval,omitempty"`
+	// AsksUser: the tool's output is the user's answer to a question (the
+	// input's "question"); the engine runs it as a question interaction.
+	AsksUser bool `json:"asks_user,omitempty"`
+}
+
+// Request is one model step.
+type Request struct {
+	SessionID string
+	TurnID    string
+	StepID    string
+	Step      int // 1-based within the turn
+	Model     string
+	Messages  []InputMessage
+	Tools     []ToolSpec
+}
+
+// Event types a provider emits during a step, in stream order.
+const (
+	EvTextStart      = "text-start"
+	EvTextDelta      = "text-delta"
+	EvTextEnd        = "text-end"
+	EvReasoningStart = "reasoning-start"
+	EvReasoningDelta = "reasoning-delta"
+	EvReasoningEnd   = "reasoning-end"
+	EvToolInputStart = "tool-input-start" // a tool call begins (its input is still being written)
+	EvToolCall       = "tool-call"        // a complete tool call: id, name, input
+	EvData           = "data"
+	EvFile           = "file"
+	EvFinish         = "finish"
+)
+
+// Finish reasons.
+const (
+	FinishStop      = "stop"       // the turn's answer is complete
+	FinishToolCalls = "tool-calls" // run the tools, then another step
+)
+
+// Event is one thing a provider streamed. BlockID ties the deltas of one
+// text or reasoning block to its start and end.
+type Event struct {
+	Type    string
+	BlockID string
+	Delta   string
+	// tool-input-start, tool-call
+	ToolCallID string
+	ToolName   string
+	Input      any
+	// data
+	DataType string
+	Data     any
+	DataID   string
+	// file
+	URL, MediaType, Filename string
+	// finish
+	FinishReason string
+}
+
+// Provider streams one model step. It calls emit for every event in order
+// and returns when the step is over; emit returns an error when the engine
+// wants the step to stop (then Stream returns that error). A returned error
+// fails the turn.
+type Provider interface {
+	Stream(ctx context.Context, req Request, emit func(Event) error) error
+}
+
+// Speed paces streaming for demos; the zero value runs as fast as possible.
+type Speed struct {
+	Delta time.Duration // pause before each delta is applied
+	Tool  time.Duration // time a tool "runs"
+}
+
+// Paced is the demo pacing: d per delta, and 20 deltas' worth per tool.
+func Paced(d time.Duration) Speed { return Speed{Delta: d, Tool: 20 * d} }

@@ -1,0 +1,176 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// run plays one step and collects its events.
+func run(t *testing.T, msgs ...InputMessage) ([]Event, error) {
+	t.Helper()
+	var evs []Event
+	err := Scripted{}.Stream(context.Background(), Request{Step: 1, Messages: msgs}, func(ev Event) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	return evs, err
+}
+
+func userMsg(text string) InputMessage {
+	return InputMessage{Role: RoleUser, Content: []InputContent{{Type: ContentText, Text: text}}}
+}
+
+func textOf(evs []Event, deltaType string) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Type == deltaType {
+			b.WriteString(ev.Delta)
+		}
+	}
+	return b.String()
+}
+
+func TestParseScenario(t *testing.T) {
+	sc, ok := ParseScenario("  scenario:TEXT chars=10 delta=3 junk")
+	if !ok || sc.Name != "text" || sc.Int("chars", 0, 0, 100) != 10 || sc.Int("delta", 0, 0, 100) != 3 {
+		t.Fatalf("got %+v %v", sc, ok)
+	}
+	if sc.Int("missing", 7, 0, 100) != 7 || sc.Int("chars", 0, 20, 100) != 20 {
+		t.Fatal("defaults and clamping")
+	}
+	if _, ok := ParseScenario("hello scenario:text"); ok {
+		t.Fatal("a scenario must start the text")
+	}
+	if sc, _ := ParseScenario("scenario:"); sc.Name != "help" {
+		t.Fatal("bare scenario: is help")
+	}
+}
+
+func TestLoremIsDeterministicAndExact(t *testing.T) {
+	a, b := Lorem("seed", 1000), Lorem("seed", 1000)
+	if a != b || utf8.RuneCountInString(a) != 1000 || len(a) == 1000 {
+		t.Fatalf("lorem: %d runes, %d bytes, equal %v", utf8.RuneCountInString(a), len(a), a == b)
+	}
+	if Lorem("other", 1000) == a {
+		t.Fatal("seed must matter")
+	}
+}
+
+func TestTextScenarioDeltasNeverSplitRunes(t *testing.T) {
+	evs, err := run(t, userMsg("scenario:text chars=500 delta=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == EvTextDelta {
+			n++
+			if utf8.RuneCountInString(ev.Delta) != 1 || !utf8.ValidString(ev.Delta) {
+				t.Fatalf("delta %q", ev.Delta)
+			}
+		}
+	}
+	if n != 500 || utf8.RuneCountInString(textOf(evs, EvTextDelta)) != 500 {
+		t.Fatalf("%d deltas", n)
+	}
+	if evs[0].Type != EvTextStart || evs[len(evs)-1].FinishReason != FinishStop {
+		t.Fatalf("shape: %v ... %v", evs[0], evs[len(evs)-1])
+	}
+}
+
+func TestEchoAndHelp(t *testing.T) {
+	evs, _ := run(t, userMsg("hi there"))
+	if !strings.HasPrefix(textOf(evs, EvTextDelta), "You said: “hi there”.") {
+		t.Fatalf("echo: %q", textOf(evs, EvTextDelta))
+	}
+	evs, _ = run(t, userMsg("scenario:help"))
+	for _, s := range Scenarios {
+		if !strings.Contains(textOf(evs, EvTextDelta), "- "+s.Name+":") {
+			t.Fatalf("help misses %s", s.Name)
+		}
+	}
+}
+
+func TestReasoningThenText(t *testing.T) {
+	evs, _ := run(t, userMsg("scenario:reasoning chars=50"))
+	if textOf(evs, EvReasoningDelta) == "" || utf8.RuneCountInString(textOf(evs, EvTextDelta)) != 50 {
+		t.Fatal("reasoning then 50 runes of text")
+	}
+	if evs[0].Type != EvReasoningStart {
+		t.Fatalf("first event %s", evs[0].Type)
+	}
+}
+
+func TestErrorScenarioFailsMidStream(t *testing.T) {
+	evs, err := run(t, userMsg("scenario:error chars=100"))
+	if !errors.Is(err, ErrScripted) {
+		t.Fatalf("err %v", err)
+	}
+	if got := utf8.RuneCountInString(textOf(evs, EvTextDelta)); got == 0 || got >= 100 {
+		t.Fatalf("streamed %d runes before failing", got)
+	}
+}
+
+func TestToolsScenarioSteps(t *testing.T) {
+	u := userMsg("scenario:tools city=Oslo")
+	evs, _ := run(t, u)
+	call := evs[len(evs)-2]
+	if call.Type != EvToolCall || call.ToolName != ToolWeather || Field(call.Input, "city") != "Oslo" ||
+		evs[len(evs)-1].FinishReason != FinishToolCalls {
+		t.Fatalf("step 1: %+v", evs)
+	}
+	w, err := weather(context.Background(), call.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := func(name string, out any) InputMessage {
+		return InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolName: name, Output: out, ToolState: "output-available"}}}
+	}
+	evs, _ = run(t, u, res(ToolWeather, w))
+	call = evs[len(evs)-2]
+	if call.ToolName != ToolCalculator {
+		t.Fatalf("step 2: %+v", call)
+	}
+	c, err := calculator(context.Background(), call.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ = run(t, u, res(ToolWeather, w), res(ToolCalculator, c))
+	if final := textOf(evs, EvTextDelta); !strings.Contains(final, "In Oslo it is") || evs[len(evs)-1].FinishReason != FinishStop {
+		t.Fatalf("step 3: %q", final)
+	}
+}
+
+func TestApprovalScenarioBothWays(t *testing.T) {
+	u := userMsg("scenario:approval")
+	evs, _ := run(t, u)
+	if evs[len(evs)-2].ToolName != ToolSendEmail {
+		t.Fatal("asks to send an email")
+	}
+	denied := InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolState: "output-denied", IsError: true}}}
+	evs, _ = run(t, u, denied)
+	if !strings.Contains(textOf(evs, EvTextDelta), "did not send") {
+		t.Fatal("deny path")
+	}
+	ok := InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolState: "output-available", Output: map[string]any{"id": "x1"}}}}
+	evs, _ = run(t, u, ok)
+	if !strings.Contains(textOf(evs, EvTextDelta), "sent (x1)") {
+		t.Fatal("approve path")
+	}
+}
+
+func TestEval(t *testing.T) {
+	for expr, want := range map[string]float64{"1+2*3": 7, "(1+2)*3": 9, "-4/2": -2, "21*9/5+32": 69.8} {
+		if got, err := Eval(expr); err != nil || got != want {
+			t.Errorf("%s = %v, %v; want %v", expr, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1+", "(1", "1/0", "x", strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100)} {
+		if _, err := Eval(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}

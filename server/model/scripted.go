@@ -1,0 +1,250 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Scripted is the deterministic scripted model: the last user text picks a
+// scenario (`scenario:NAME key=value...`, see Scenarios); anything else gets
+// an echo reply. Like a real model it is stateless: which step of a
+// scenario it plays is read from the input (the tool results that follow
+// the last user message).
+type Scripted struct{}
+
+// ErrScripted is the failure the error scenario plays.
+var ErrScripted = errors.New("scripted model failure (scenario:error)")
+
+// Stream plays one step.
+func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error) error {
+	userText, results := lastUser(req.Messages)
+	sc, ok := ParseScenario(userText)
+	if !ok {
+		return play(ctx, emit, textBlock("t", echo(userText), 6), finish(FinishStop))
+	}
+	switch sc.Name {
+	case "help":
+		return play(ctx, emit, textBlock("t", helpText(), 12), finish(FinishStop))
+	case "text":
+		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
+	case "long":
+		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 100_000, 1, 2_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(FinishStop))
+	case "reasoning":
+		delta := sc.Int("delta", 6, 1, 1_000_000)
+		return play(ctx, emit,
+			reasoningBlock("r", "The user wants a demo of reasoning. "+Lorem("why"+userText, 160), delta),
+			textBlock("t", Lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), delta),
+			finish(FinishStop))
+	case "error":
+		n := sc.Int("chars", 200, 2, 1_000_000)
+		text := Lorem(userText, n)
+		half := text[:len(text)/2]
+		for !utf8.ValidString(half) {
+			half = half[:len(half)-1]
+		}
+		// Fail halfway through the block: no text-end, no finish.
+		err := play(ctx, emit, events(Event{Type: EvTextStart, BlockID: "t"}),
+			func(ctx context.Context, emit func(Event) error) error {
+				return deltas(ctx, emit, EvTextDelta, "t", half, 6)
+			})
+		if err != nil {
+			return err
+		}
+		return ErrScripted
+	case "data":
+		return play(ctx, emit, textBlock("t", "Here is a small chart of demo data.", 6),
+			events(Event{Type: EvData, DataType: "chart", DataID: "chart-1", Data: map[string]any{
+				"kind": "bar", "labels": []any{"a", "b", "c"}, "values": []any{int64(3), int64(5), int64(2)},
+			}}), finish(FinishStop))
+	case "file":
+		return play(ctx, emit, textBlock("t", "Here is a file I made.", 6),
+			events(Event{Type: EvFile, URL: "data:text/plain;base64,aGVsbG8gZnJvbSB0aGUgc2NyaXB0ZWQgbW9kZWwK",
+				MediaType: "text/plain", Filename: "hello.txt"}), finish(FinishStop))
+	case "tools":
+		return toolsScenario(ctx, emit, req, sc, results)
+	case "approval":
+		return approvalScenario(ctx, emit, req, sc, results)
+	case "question":
+		return questionScenario(ctx, emit, req, results)
+	}
+	return play(ctx, emit, textBlock("t", fmt.Sprintf("Unknown scenario %q.\n\n%s", sc.Name, helpText()), 12), finish(FinishStop))
+}
+
+func toolsScenario(ctx context.Context, emit func(Event) error, req Request, sc Scenario, results []InputContent) error {
+	city := sc.Str("city", "Paris")
+	switch len(results) {
+	case 0:
+		return play(ctx, emit, textBlock("t", "Let me look up the weather in "+city+".", 6),
+			toolCall(callID(req, 1), ToolWeather, map[string]any{"city": city}), finish(FinishToolCalls))
+	case 1:
+		temp := fmt.Sprint(outputField(results[0].Output, "temperature_c"))
+		return play(ctx, emit, textBlock("t", "It is "+temp+" °C. Let me convert that to Fahrenheit.", 6),
+			toolCall(callID(req, 1), ToolCalculator, map[string]any{"expression": temp + "*9/5+32"}), finish(FinishToolCalls))
+	default:
+		w, c := results[len(results)-2], results[len(results)-1]
+		return play(ctx, emit, textBlock("t", fmt.Sprintf("In %s it is %v °C (%v °F) and %v.",
+			city, outputField(w.Output, "temperature_c"), outputField(c.Output, "result"), outputField(w.Output, "conditions")), 6),
+			finish(FinishStop))
+	}
+}
+
+func approvalScenario(ctx context.Context, emit func(Event) error, req Request, sc Scenario, results []InputContent) error {
+	if len(results) == 0 {
+		return play(ctx, emit, textBlock("t", "I will send the report by email; please approve.", 6),
+			toolCall(callID(req, 1), ToolSendEmail, map[string]any{"to": sc.Str("to", "team@example.com"), "subject": "Weekly report"}),
+			finish(FinishToolCalls))
+	}
+	r := results[len(results)-1]
+	msg := fmt.Sprintf("Done: the email was sent (%v).", outputField(r.Output, "id"))
+	switch r.ToolState {
+	case "output-denied":
+		msg = "Understood: I did not send the email."
+	case "output-error":
+		msg = fmt.Sprintf("Sending failed: %v.", r.Output)
+	}
+	return play(ctx, emit, textBlock("t", msg, 6), finish(FinishStop))
+}
+
+func questionScenario(ctx context.Context, emit func(Event) error, req Request, results []InputContent) error {
+	if len(results) == 0 {
+		return play(ctx, emit, textBlock("t", "I have a question first.", 6),
+			toolCall(callID(req, 1), ToolAskUser, map[string]any{"question": "Which colour do you prefer?"}),
+			finish(FinishToolCalls))
+	}
+	r := results[len(results)-1]
+	if r.IsError {
+		return play(ctx, emit, textBlock("t", "No answer, so I will stop here.", 6), finish(FinishStop))
+	}
+	return play(ctx, emit, textBlock("t", fmt.Sprintf("You answered %q. Good choice!", fmt.Sprint(outputField(r.Output, "answer"))), 6),
+		finish(FinishStop))
+}
+
+// lastUser returns the text of the last user entry and the tool results
+// that follow it (the steps of the current scenario so far).
+func lastUser(msgs []InputMessage) (string, []InputContent) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != RoleUser {
+			continue
+		}
+		var b strings.Builder
+		for _, c := range msgs[i].Content {
+			if c.Type == ContentText {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(c.Text)
+			}
+		}
+		var results []InputContent
+		for _, m := range msgs[i+1:] {
+			for _, c := range m.Content {
+				if c.Type == ContentToolResult {
+					results = append(results, c)
+				}
+			}
+		}
+		return b.String(), results
+	}
+	return "", nil
+}
+
+func outputField(out any, key string) any {
+	if m, ok := out.(map[string]any); ok {
+		return m[key]
+	}
+	return nil
+}
+
+// callID is unique within the turn's agent message: step and index.
+func callID(req Request, n int) string { return fmt.Sprintf("call-%d-%d", req.Step, n) }
+
+func echo(userText string) string {
+	if strings.TrimSpace(userText) == "" {
+		return "Hello! Send `scenario:help` to see what I can play. " + Lorem("hello", 60)
+	}
+	return "You said: “" + userText + "”. " + Lorem(userText, 160)
+}
+
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("Scenarios (send `scenario:NAME key=value...`):\n")
+	for _, s := range Scenarios {
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, s.Help)
+	}
+	return b.String()
+}
+
+// A script is one piece of a step; scripts are emitted lazily so a very long
+// answer never exists as a list of events.
+type script func(ctx context.Context, emit func(Event) error) error
+
+func events(evs ...Event) script {
+	return func(ctx context.Context, emit func(Event) error) error {
+		for _, ev := range evs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := emit(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func textBlock(id, text string, delta int) script {
+	return block(EvTextStart, EvTextDelta, EvTextEnd, id, text, delta)
+}
+
+func reasoningBlock(id, text string, delta int) script {
+	return block(EvReasoningStart, EvReasoningDelta, EvReasoningEnd, id, text, delta)
+}
+
+func block(start, deltaType, end, id, text string, delta int) script {
+	return func(ctx context.Context, emit func(Event) error) error {
+		if err := emit(Event{Type: start, BlockID: id}); err != nil {
+			return err
+		}
+		if err := deltas(ctx, emit, deltaType, id, text, delta); err != nil {
+			return err
+		}
+		return emit(Event{Type: end, BlockID: id})
+	}
+}
+
+// deltas emits text in pieces of delta runes.
+func deltas(ctx context.Context, emit func(Event) error, deltaType, id, text string, delta int) error {
+	for len(text) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := chunkLen(text, delta)
+		if err := emit(Event{Type: deltaType, BlockID: id, Delta: text[:n]}); err != nil {
+			return err
+		}
+		text = text[n:]
+	}
+	return nil
+}
+
+func toolCall(id, name string, input any) script {
+	return events(
+		Event{Type: EvToolInputStart, ToolCallID: id, ToolName: name},
+		Event{Type: EvToolCall, ToolCallID: id, ToolName: name, Input: input},
+	)
+}
+
+func finish(reason string) script { return events(Event{Type: EvFinish, FinishReason: reason}) }
+
+// play runs the scripts in order, stopping at the first error.
+func play(ctx context.Context, emit func(Event) error, scripts ...script) error {
+	for _, sc := range scripts {
+		if err := sc(ctx, emit); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/agentsync/agentsync/server/fanout"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// live is one session in memory. mu orders everything that changes it:
+// commits, publishes and subscriptions, so a subscriber's hello and
+// projection are exactly the state the frames after them build on.
+type live struct {
+	m   *Manager
+	id  string
+	hub *fanout.Hub
+	log *slog.Logger
+
+	mu      sync.Mutex
+	rec     store.Session // mirrors the store's row; HeadSequence is ours to advance
+	turn    *turn         // the running turn, nil when idle
+	closing bool          // shutting down: no new turns
+}
+
+func (s *live) subscribe() (*fanout.Subscriber, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+	}
+	frames := []synccore.Frame{{
+		Kind:         synccore.FrameHello,
+		Protocol:     synccore.ProtocolVersion,
+		SessionID:    s.id,
+		HeadSequence: s.rec.HeadSequence,
+	}}
+	if t := s.turn; t != nil && t.agent != nil && !t.agent.closed() {
+		frames = t.agent.projectionFrames(frames)
+	}
+	return s.hub.Subscribe(frames), nil
+}
+
+// shutdown cancels the running turn; its goroutine closes the message.
+func (s *live) shutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	if s.turn != nil {
+		s.turn.cancel(errShutdown)
+	}
+}
+
+// commitNew commits a new message (user message, or an agent message of its
+// own) at the next sequence and publishes it. Caller holds s.mu.
+func (s *live) commitNew(ctx context.Context, msg synccore.Message) (*synccore.Message, error) {
+	msg.SessionID = s.id
+	msg.Sequence = s.rec.HeadSequence + 1
+	msg.Revision = 1
+	if msg.CreatedAt == 0 {
+		msg.CreatedAt = s.m.now()
+	}
+	batch := []synccore.Message{msg}
+	if err := s.m.store.Commit(ctx, s.id, batch); err != nil {
+		return nil, fmt.Errorf("session %s: commit message %d: %w", s.id, msg.Sequence, err)
+	}
+	s.rec.HeadSequence = msg.Sequence
+	out := &batch[0]
+	s.publishMessage(out)
+	return out, nil
+}
+
+// publishMessage sends a committed snapshot; msg must never be mutated
+// afterwards (subscribers share it).
+func (s *live) publishMessage(msg *synccore.Message) {
+	s.hub.Publish(synccore.Frame{Kind: synccore.FrameMessage, Message: msg})
+}
+
+// commitAgent commits the working copy of the turn's agent message as its
+// next revision with the given state, then publishes it. Caller holds s.mu.
+func (s *live) commitAgent(ctx context.Context, a *agentMsg, state synccore.MessageState) (*synccore.Message, error) {
+	full, changed := a.snapshot(state)
+	delta := *full
+	delta.Parts = changed
+	if err := s.m.store.Commit(ctx, s.id, []synccore.Message{delta}); err != nil {
+		return nil, fmt.Errorf("session %s: commit agent message %d revision %d: %w", s.id, full.Sequence, full.Revision, err)
+	}
+	a.committedAs(full)
+	s.publishMessage(full)
+	return full, nil
+}

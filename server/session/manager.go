@@ -1,0 +1,246 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentsync/agentsync/server/fanout"
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// Manager runs every live session of one store. A session becomes live (in
+// memory, with its fan-out hub) the first time it is used.
+type Manager struct {
+	store    *store.Store
+	models   model.Registry
+	tools    map[string]model.Tool
+	specs    []model.ToolSpec
+	log      *slog.Logger
+	limit    int
+	speed    model.Speed
+	now      func() int64
+	maxSteps int
+
+	// base is the context of turns and of their commits: a turn outlives
+	// the request that started it, and its final commit must run even when
+	// the turn itself was cancelled.
+	base context.Context
+
+	mu      sync.Mutex
+	live    map[string]*live
+	closing bool
+
+	turns   sync.WaitGroup // running turn goroutines
+	running atomic.Int64   // how many; tests wait for 0
+}
+
+// NewManager returns a manager for cfg.Store after closing every agent
+// message a crash left streaming (error part "interrupted").
+func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("session: Config.Store is nil")
+	}
+	m := &Manager{
+		store:    cfg.Store,
+		models:   cfg.Models,
+		log:      cfg.Logger,
+		limit:    cfg.QueueLimit,
+		speed:    cfg.Speed,
+		now:      cfg.Now,
+		maxSteps: cfg.MaxSteps,
+		base:     context.WithoutCancel(ctx),
+		live:     map[string]*live{},
+		tools:    map[string]model.Tool{},
+	}
+	if m.models == nil {
+		m.models = model.Default()
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if m.limit <= 0 {
+		m.limit = fanout.DefaultQueueLimit
+	}
+	if m.now == nil {
+		m.now = func() int64 { return time.Now().UnixMilli() }
+	}
+	if m.maxSteps <= 0 {
+		m.maxSteps = 32
+	}
+	tools := cfg.Tools
+	if tools == nil {
+		tools = model.DemoTools()
+	}
+	for _, t := range tools {
+		spec := t.Spec()
+		m.tools[spec.Name] = t
+		m.specs = append(m.specs, spec)
+	}
+	recovered, err := m.store.RecoverStreaming(ctx, func(msg synccore.Message) synccore.Part {
+		return synccore.Part{
+			Type:        synccore.PartError,
+			Scope:       synccore.ErrorScopeTurn,
+			Code:        CodeInterrupted,
+			Message:     "the server stopped before this message was finished",
+			Recoverable: true,
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session: crash recovery: %w", err)
+	}
+	if len(recovered) > 0 {
+		m.log.Info("closed messages left streaming", "count", len(recovered))
+	}
+	return m, nil
+}
+
+// CreateSession creates an empty session with a model ("" = the default).
+func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Session, error) {
+	if modelName == "" {
+		modelName = model.DefaultName
+	}
+	if _, ok := m.models[modelName]; !ok {
+		return store.Session{}, synccore.Errorf(synccore.CodeBadRequest, "unknown model %q (known: %v)", modelName, m.models.Names())
+	}
+	if err := m.open(); err != nil {
+		return store.Session{}, err
+	}
+	now := m.now()
+	sess := store.Session{
+		SessionID:    newID("ses_"),
+		Model:        modelName,
+		ApprovalMode: ApprovalAuto,
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	if err := m.store.CreateSession(ctx, sess); err != nil {
+		return store.Session{}, fmt.Errorf("session: create: %w", err)
+	}
+	return sess, nil
+}
+
+// ListSessions lists sessions, newest first.
+func (m *Manager) ListSessions(ctx context.Context, limit int) ([]store.Session, error) {
+	if limit < 0 {
+		return nil, synccore.Errorf(synccore.CodeBadRequest, "limit %d is negative", limit)
+	}
+	return m.store.ListSessions(ctx, limit)
+}
+
+// Messages reads one page of the session's committed snapshot. A zero
+// Limit means the default; a larger one than the maximum is capped.
+func (m *Manager) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
+	switch {
+	case q.Limit < 0:
+		return synccore.MessagePage{}, synccore.Errorf(synccore.CodeBadRequest, "limit %d is negative", q.Limit)
+	case q.BeforeSequence < 0:
+		return synccore.MessagePage{}, synccore.Errorf(synccore.CodeBadRequest, "before_sequence %d is negative", q.BeforeSequence)
+	case q.Limit == 0:
+		q.Limit = synccore.DefaultPageLimit
+	case q.Limit > synccore.MaxPageLimit:
+		q.Limit = synccore.MaxPageLimit
+	}
+	return m.store.Messages(ctx, sessionID, q)
+}
+
+// Digest is synccore.DigestMessages over the session's whole committed
+// snapshot (visible messages, plus internal ones if asked): what a client's
+// view digest must equal once the session is idle.
+func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal bool) (string, error) {
+	hist, err := m.store.History(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	msgs := hist[:0:0]
+	for _, msg := range hist {
+		if includeInternal || msg.Visibility != synccore.VisibilityInternal {
+			msgs = append(msgs, msg)
+		}
+	}
+	return synccore.DigestMessages(msgs), nil
+}
+
+// Subscribe opens a subscription: hello, then the streaming projection
+// (mid-stream join), then live frames.
+func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error) {
+	s, err := m.session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.subscribe()
+}
+
+// Shutdown stops every turn (their messages close with an error part
+// "shutdown"), waits for them, then ends every subscription. Later calls
+// that would change a session fail with CodeConflict.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closing = true
+	lives := make([]*live, 0, len(m.live))
+	for _, s := range m.live {
+		lives = append(lives, s)
+	}
+	m.mu.Unlock()
+
+	for _, s := range lives {
+		s.shutdown()
+	}
+	done := make(chan struct{})
+	go func() { m.turns.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("session: shutdown: turns still running: %w", ctx.Err())
+	}
+	for _, s := range lives {
+		s.hub.Close()
+	}
+	return err
+}
+
+func (m *Manager) open() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing {
+		return synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+	}
+	return nil
+}
+
+// session returns the live session, loading it on first use. CodeNotFound
+// for an unknown id.
+func (m *Manager) session(ctx context.Context, id string) (*live, error) {
+	m.mu.Lock()
+	if m.closing {
+		m.mu.Unlock()
+		return nil, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+	}
+	s, ok := m.live[id]
+	m.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	if id == "" {
+		return nil, synccore.Errorf(synccore.CodeNotFound, "session id is empty")
+	}
+	rec, err := m.store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.live[id]; ok { // loaded meanwhile by another request
+		return s, nil
+	}
+	s = &live{m: m, id: id, rec: rec, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	m.live[id] = s
+	return s, nil
+}

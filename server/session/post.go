@@ -1,0 +1,118 @@
+package session
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// MaxUserParts bounds the parts of one user message.
+const MaxUserParts = 64
+
+// PostMessage validates and commits a user message, then starts a turn, or
+// joins the running one (a steer: the turn's next model step sees it).
+func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMessage) (synccore.Message, error) {
+	parts, err := userParts(req.Parts)
+	if err != nil {
+		return synccore.Message{}, err
+	}
+	vis := req.Visibility
+	switch vis {
+	case "":
+		vis = synccore.VisibilityVisible
+	case synccore.VisibilityVisible, synccore.VisibilityInternal:
+	default:
+		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown visibility %q", vis)
+	}
+	s, err := m.session(ctx, sessionID)
+	if err != nil {
+		return synccore.Message{}, err
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return synccore.Message{}, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+	}
+	// Join the running turn unless it is already being stopped: a message
+	// joining a turn that ends now would never be answered.
+	t := s.turn
+	join := t != nil && t.ctx.Err() == nil
+	turnID := newID("turn_")
+	if join {
+		turnID = t.id
+	}
+	msg, err := s.commitNew(ctx, synccore.Message{
+		MessageID:  newID("msg_"),
+		Role:       synccore.RoleUser,
+		TurnID:     turnID,
+		Visibility: vis,
+		Parts:      parts,
+	})
+	if err != nil {
+		return synccore.Message{}, err
+	}
+	if join {
+		t.lastUserSeq = msg.Sequence
+	} else {
+		s.startTurn(turnID, msg.Sequence)
+	}
+	return *msg, nil
+}
+
+var tagPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+
+// userParts validates the parts of a user message and returns clean copies
+// with server-made ids and sequences: only the fields of each type are
+// kept.
+func userParts(in []synccore.Part) ([]synccore.Part, error) {
+	if len(in) == 0 {
+		return nil, synccore.Errorf(synccore.CodeInvalidMessage, "a message needs at least one part")
+	}
+	if len(in) > MaxUserParts {
+		return nil, synccore.Errorf(synccore.CodeInvalidMessage, "a message has at most %d parts, got %d", MaxUserParts, len(in))
+	}
+	out := make([]synccore.Part, len(in))
+	for i, p := range in {
+		bad := func(format string, args ...any) error {
+			return synccore.Errorf(synccore.CodeInvalidPart, "part %d (%s): "+format, append([]any{i + 1, p.Type}, args...)...)
+		}
+		if p.State != "" || p.StepID != "" {
+			return nil, bad("a user part has no state or step_id")
+		}
+		c := synccore.Part{Type: p.Type, Sequence: int64(i + 1)}
+		switch p.Type {
+		case synccore.PartText:
+			if p.Text == "" {
+				return nil, bad("text is empty")
+			}
+			c.Text = p.Text
+		case synccore.PartContext:
+			if !tagPattern.MatchString(p.Tag) {
+				return nil, bad("tag %q must be a word (letters, digits, _ . -)", p.Tag)
+			}
+			if p.Context == "" {
+				return nil, bad("context is empty")
+			}
+			c.Tag, c.Context = p.Tag, p.Context
+		case synccore.PartFile:
+			if p.URL == "" || p.MediaType == "" {
+				return nil, bad("a file needs url and media_type")
+			}
+			c.URL, c.MediaType, c.Filename = p.URL, p.MediaType, p.Filename
+		case synccore.PartData:
+			if p.DataType == "" {
+				return nil, bad("data needs data_type")
+			}
+			c.DataType, c.Data, c.DataID = p.DataType, p.Data, p.DataID
+		case synccore.PartReasoning, synccore.PartTool, synccore.PartInteraction, synccore.PartAction, synccore.PartError:
+			return nil, bad("only agent messages have %s parts", p.Type)
+		default:
+			return nil, synccore.Errorf(synccore.CodeUnknownPartType, "part %d has unknown type %q", i+1, p.Type)
+		}
+		c.PartID = partID(synccore.RoleUser, c.Type, c.Sequence)
+		out[i] = c
+	}
+	return out, nil
+}

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// step is the in-memory state of one model step while it streams.
+type step struct {
+	id     string
+	blocks map[string]*workPart // text/reasoning block id -> part
+	calls  []string             // tool call ids completed in this step, in order
+	open   []string             // tool calls started but not complete
+	finish string
+}
+
+// validate checks the part identities of a finished step.
+func (st *step) validate() error {
+	if len(st.open) > 0 {
+		return synccore.Errorf(synccore.CodeInvalidPart, "step %s: tool call %q never completed", st.id, st.open[0])
+	}
+	return nil
+}
+
+// apply runs one model event against the working copy and publishes the
+// frames that describe it. It is the only place a stream touches the
+// session, and it never writes to the store.
+func (s *live) apply(t *turn, st *step, ev model.Event) error {
+	if ev.Type == model.EvTextDelta || ev.Type == model.EvReasoningDelta {
+		if err := t.pause(s.m.speed.Delta); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := t.ctx.Err(); err != nil {
+		return context.Cause(t.ctx)
+	}
+	if t.step != st {
+		return synccore.Errorf(synccore.CodeConflict, "step %s is over", st.id)
+	}
+	a := t.agent
+	bad := func(format string, args ...any) error {
+		return synccore.Errorf(synccore.CodeInvalidPart, "step %s: "+format, append([]any{st.id}, args...)...)
+	}
+	switch ev.Type {
+	case model.EvTextStart, model.EvReasoningStart:
+		if _, dup := st.blocks[ev.BlockID]; dup {
+			return bad("block %q started twice", ev.BlockID)
+		}
+		typ := synccore.PartText
+		if ev.Type == model.EvReasoningStart {
+			typ = synccore.PartReasoning
+		}
+		w := a.add(synccore.Part{Type: typ, StepID: st.id, State: synccore.StateStreaming})
+		w.text = &strings.Builder{}
+		st.blocks[ev.BlockID] = w
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvTextDelta, model.EvReasoningDelta:
+		w := st.blocks[ev.BlockID]
+		if w == nil || w.text == nil {
+			return bad("delta for a block %q that is not streaming", ev.BlockID)
+		}
+		if ev.Delta == "" {
+			return nil
+		}
+		offset := int64(w.text.Len())
+		w.text.WriteString(ev.Delta)
+		w.dirty = true
+		s.hub.Publish(synccore.Frame{
+			Kind:      synccore.FrameDelta,
+			MessageID: a.committed.MessageID,
+			Revision:  a.committed.Revision,
+			PartID:    w.p.PartID,
+			Offset:    offset,
+			Text:      ev.Delta,
+		})
+
+	case model.EvTextEnd, model.EvReasoningEnd:
+		w := st.blocks[ev.BlockID]
+		if w == nil || w.text == nil {
+			return bad("end of a block %q that is not streaming", ev.BlockID)
+		}
+		w.finishText()
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvToolInputStart:
+		if ev.ToolCallID == "" || ev.ToolName == "" {
+			return bad("tool call without id or name")
+		}
+		if a.tool(ev.ToolCallID) != nil {
+			return bad("tool call id %q used twice", ev.ToolCallID)
+		}
+		w := a.add(synccore.Part{Type: synccore.PartTool, StepID: st.id, State: synccore.ToolInputStreaming,
+			ToolCallID: ev.ToolCallID, ToolName: ev.ToolName})
+		st.open = append(st.open, ev.ToolCallID)
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvToolCall:
+		if ev.ToolCallID == "" || ev.ToolName == "" {
+			return bad("tool call without id or name")
+		}
+		w := a.tool(ev.ToolCallID)
+		switch {
+		case w == nil:
+			w = a.add(synccore.Part{Type: synccore.PartTool, StepID: st.id, ToolCallID: ev.ToolCallID, ToolName: ev.ToolName})
+		case w.p.State != synccore.ToolInputStreaming || w.p.StepID != st.id:
+			return bad("tool call id %q used twice", ev.ToolCallID)
+		case w.p.ToolName != ev.ToolName:
+			return bad("tool call %q changed its tool from %q to %q", ev.ToolCallID, w.p.ToolName, ev.ToolName)
+		}
+		w.p.State = synccore.ToolInputAvailable
+		w.p.Input = ev.Input
+		w.dirty = true
+		st.open = remove(st.open, ev.ToolCallID)
+		st.calls = append(st.calls, ev.ToolCallID)
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvData:
+		if ev.DataType == "" {
+			return bad("data part without data_type")
+		}
+		w := a.add(synccore.Part{Type: synccore.PartData, StepID: st.id, DataType: ev.DataType, Data: ev.Data, DataID: ev.DataID})
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvFile:
+		if ev.URL == "" || ev.MediaType == "" {
+			return bad("file part without url or media_type")
+		}
+		w := a.add(synccore.Part{Type: synccore.PartFile, StepID: st.id, URL: ev.URL, MediaType: ev.MediaType, Filename: ev.Filename})
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvFinish:
+		st.finish = ev.FinishReason
+
+	default:
+		return bad("unknown model event %q", ev.Type)
+	}
+	return nil
+}
+
+func remove(ids []string, id string) []string {
+	for i, x := range ids {
+		if x == id {
+			return append(ids[:i], ids[i+1:]...)
+		}
+	}
+	return ids
+}

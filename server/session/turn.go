@@ -1,0 +1,260 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentsync/agentsync/server/composer"
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// turn is one run of the agent: model steps and tool calls until the model
+// stops, writing one agent message. Its fields are guarded by the session's
+// mu, except the channels and ctx.
+type turn struct {
+	id     string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the goroutine has finished the turn
+
+	agent       *agentMsg // nil until the first step starts
+	step        *step     // the step streaming now, nil between steps
+	lastUserSeq int64     // newest user message of this turn (steers raise it)
+	waiting     string    // the interaction the turn is suspended on
+	answers     chan bool // an answer arrived (approved?); 1-buffered
+	final       *synccore.Message
+}
+
+// Causes of a turn's cancellation.
+type stopCause struct{ action synccore.Part }
+
+func (c *stopCause) Error() string { return "the turn was stopped" }
+
+var (
+	errShutdown = errors.New("the server is shutting down")
+	errTurnOver = errors.New("the turn is over")
+)
+
+// startTurn begins a turn for the user message at seq. Caller holds s.mu.
+func (s *live) startTurn(id string, seq int64) *turn {
+	ctx, cancel := context.WithCancelCause(s.m.base)
+	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, answers: make(chan bool, 1)}
+	s.turn = t
+	s.m.turns.Add(1)
+	s.m.running.Add(1)
+	go s.runTurn(t)
+	return t
+}
+
+func (s *live) runTurn(t *turn) {
+	defer s.m.turns.Done()
+	defer s.m.running.Add(-1)
+	defer close(t.done)
+	defer t.cancel(nil)
+	err := s.turnLoop(t)
+	// Mark the turn over before endTurn takes the lock, so a message
+	// posted meanwhile starts a new turn instead of joining this one.
+	t.cancel(errTurnOver)
+	s.endTurn(t, err)
+}
+
+// turnLoop runs steps until the model stops with nothing left to answer.
+// A nil return means the message was closed normally by the last step.
+func (s *live) turnLoop(t *turn) error {
+	ctx := s.m.base // commits must not fail because the turn was cancelled
+	for n := 1; ; n++ {
+		if err := t.ctx.Err(); err != nil {
+			return context.Cause(t.ctx)
+		}
+		if n > s.m.maxSteps {
+			return synccore.Errorf(CodeTooManySteps, "the turn took more than %d model steps", s.m.maxSteps)
+		}
+		history, err := s.m.store.History(ctx, s.id)
+		if err != nil {
+			return fmt.Errorf("read history: %w", err)
+		}
+		seen := lastUserSequence(history)
+
+		s.mu.Lock()
+		if t.agent == nil {
+			// The agent message exists from the first step on, so a crash
+			// leaves a row that recovery closes.
+			msg, err := s.commitNew(ctx, synccore.Message{
+				MessageID:  newID("msg_"),
+				Role:       synccore.RoleAgent,
+				State:      synccore.MessageStreaming,
+				TurnID:     t.id,
+				Visibility: synccore.VisibilityVisible,
+				Parts:      []synccore.Part{},
+			})
+			if err != nil {
+				s.mu.Unlock()
+				return err
+			}
+			t.agent = newAgentMsg(msg)
+		}
+		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
+		t.step = st
+		modelName := s.rec.Model
+		s.mu.Unlock()
+
+		provider, ok := s.m.models[modelName]
+		if !ok {
+			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
+		}
+		req := model.Request{
+			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
+			Messages: composer.Compose(history), Tools: s.m.specs,
+		}
+		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
+			if t.ctx.Err() != nil {
+				return context.Cause(t.ctx)
+			}
+			return err
+		}
+
+		closed, calls, err := s.finishStep(ctx, t, st, seen)
+		if err != nil || closed {
+			return err
+		}
+		for _, id := range calls {
+			if err := s.runTool(ctx, t, id); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// finishStep validates the step and commits it in one transaction. The
+// commit also closes the message when the model stopped, no tool is to run
+// and no steer arrived that the model has not seen.
+func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (closed bool, calls []string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.step = nil
+	if err := st.validate(); err != nil {
+		return false, nil, err
+	}
+	for _, w := range st.blocks {
+		if w.p.State == synccore.StateStreaming {
+			w.finishText()
+		}
+	}
+	closed = len(st.calls) == 0 && t.lastUserSeq <= seen
+	state := synccore.MessageStreaming
+	if closed {
+		state = synccore.MessageDone
+	}
+	msg, err := s.commitAgent(ctx, t.agent, state)
+	if err != nil {
+		return false, nil, err
+	}
+	if closed {
+		t.final = msg
+		if s.turn == t {
+			s.turn = nil // the next user message starts a new turn
+		}
+	}
+	return closed, st.calls, nil
+}
+
+// endTurn closes the agent message of a turn that did not end normally
+// (stopped, failed, shut down): what streamed so far is kept, open parts
+// are closed, and an error part says why.
+func (s *live) endTurn(t *turn, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turn == t {
+		s.turn = nil
+	}
+	t.step = nil
+	if err == nil {
+		return
+	}
+	ctx := s.m.base
+	var stop *stopCause
+	stopped := errors.As(err, &stop)
+	if t.agent == nil || t.agent.closed() {
+		if stopped {
+			// Placement rule: no agent message to hold the action, so it
+			// gets one of its own.
+			msg, cerr := s.commitNew(ctx, actionMessage(t.id, stop.action))
+			if cerr != nil {
+				s.log.Error("commit stop action", "turn_id", t.id, "err", cerr)
+				return
+			}
+			t.final = msg
+		}
+		if !stopped {
+			s.log.Error("turn failed before its agent message existed", "turn_id", t.id, "err", err)
+		}
+		return
+	}
+	a := t.agent
+	ep := synccore.Part{Type: synccore.PartError, StepID: "", Scope: synccore.ErrorScopeTurn, Recoverable: true}
+	switch {
+	case stopped:
+		a.closeOpen("the turn was stopped")
+		a.add(stop.action)
+		ep.Code, ep.Message = CodeStopped, "the user stopped the turn"
+	case errors.Is(err, errShutdown):
+		a.closeOpen("the server shut down")
+		ep.Code, ep.Message = CodeShutdown, "the server shut down before the turn finished"
+	default:
+		a.closeOpen("the turn failed")
+		ep.Code, ep.Message = CodeModelError, err.Error()
+		var se *synccore.Error
+		if errors.As(err, &se) {
+			ep.Code, ep.Message = se.Code, se.Message
+		}
+		s.log.Warn("turn failed", "turn_id", t.id, "err", err)
+	}
+	a.add(ep)
+	msg, cerr := s.commitAgent(ctx, a, synccore.MessageDone)
+	if cerr != nil {
+		// The row stays streaming; recovery closes it on the next start.
+		s.log.Error("close agent message", "turn_id", t.id, "err", cerr)
+		return
+	}
+	t.final = msg
+}
+
+func actionMessage(turnID string, action synccore.Part) synccore.Message {
+	action.Sequence = 1
+	action.PartID = partID(synccore.RoleAgent, synccore.PartAction, 1)
+	return synccore.Message{
+		MessageID:  newID("msg_"),
+		Role:       synccore.RoleAgent,
+		State:      synccore.MessageDone,
+		TurnID:     turnID,
+		Visibility: synccore.VisibilityVisible,
+		Parts:      []synccore.Part{action},
+	}
+}
+
+func lastUserSequence(history []synccore.Message) int64 {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == synccore.RoleUser {
+			return history[i].Sequence
+		}
+	}
+	return 0
+}
+
+// pause waits d, or until the turn is cancelled.
+func (t *turn) pause(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-t.ctx.Done():
+		return context.Cause(t.ctx)
+	}
+}

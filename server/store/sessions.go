@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/ncruces/go-sqlite3"
+)
+
+const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence`
+
+func scanSession(st *sqlite3.Stmt) Session {
+	return Session{
+		SessionID:    st.ColumnText(0),
+		Model:        st.ColumnText(1),
+		ApprovalMode: st.ColumnText(2),
+		CreatedAt:    st.ColumnInt64(3),
+		UpdatedAt:    st.ColumnInt64(4),
+		HeadSequence: st.ColumnInt64(5),
+	}
+}
+
+// CreateSession inserts a new, empty session. A zero CreatedAt becomes now
+// and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored (a new
+// session has no messages). An id already in use is CodeConflict.
+func (s *Store) CreateSession(ctx context.Context, sess Session) error {
+	if sess.SessionID == "" {
+		return synccore.Errorf(synccore.CodeBadRequest, "session_id is empty")
+	}
+	if sess.CreatedAt == 0 {
+		sess.CreatedAt = nowMillis()
+	}
+	if sess.UpdatedAt == 0 {
+		sess.UpdatedAt = sess.CreatedAt
+	}
+	return s.write(ctx, func(c *conn) error {
+		if _, err := lookupSession(c, sess.SessionID); err == nil {
+			return synccore.Errorf(synccore.CodeConflict, "session %q already exists", sess.SessionID)
+		} else if !isCode(err, synccore.CodeNotFound) {
+			return err
+		}
+		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?)`,
+			sess.SessionID, sess.Model, sess.ApprovalMode, sess.CreatedAt, sess.UpdatedAt)
+	})
+}
+
+// Session returns one session; CodeNotFound if it does not exist.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	var out Session
+	err := s.read(ctx, func(c *conn) error {
+		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		found := st.Step()
+		if found {
+			out = scanSession(st)
+		}
+		if err := done(st); err != nil {
+			return err
+		}
+		if !found {
+			return errNoSession(id)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Default and maximum of ListSessions' limit.
+const (
+	defaultSessionLimit = 100
+	maxSessionLimit     = 1000
+)
+
+// ListSessions returns up to limit sessions, newest first (by creation; ties
+// by insertion order). limit <= 0 means 100; it is capped at 1000.
+func (s *Store) ListSessions(ctx context.Context, limit int) ([]Session, error) {
+	if limit <= 0 {
+		limit = defaultSessionLimit
+	}
+	limit = min(limit, maxSessionLimit)
+	out := []Session{}
+	err := s.read(ctx, func(c *conn) error {
+		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions
+			ORDER BY created_at DESC, sid DESC LIMIT ?`, limit)
+		if err != nil {
+			return err
+		}
+		for st.Step() {
+			out = append(out, scanSession(st))
+		}
+		return done(st)
+	})
+	return out, err
+}
+
+// UpdateSession changes a session's model and approval mode (the other
+// fields are the store's) and sets updated_at to sess.UpdatedAt, or now when
+// that is zero. CodeNotFound if the session does not exist.
+func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
+	if sess.UpdatedAt == 0 {
+		sess.UpdatedAt = nowMillis()
+	}
+	return s.write(ctx, func(c *conn) error {
+		if err := c.exec(`UPDATE sessions SET model = ?, approval_mode = ?, updated_at = ? WHERE session_id = ?`,
+			sess.Model, sess.ApprovalMode, sess.UpdatedAt, sess.SessionID); err != nil {
+			return err
+		}
+		if c.db.Changes() == 0 {
+			return errNoSession(sess.SessionID)
+		}
+		return nil
+	})
+}
+
+// sessionRow is what reads and commits need of a session.
+type sessionRow struct {
+	sid          int64
+	head         int64 // sequence of the newest message (0: none)
+	visibleCount int64
+}
+
+// lookupSession finds a session by its id; CodeNotFound if absent.
+func lookupSession(c *conn, id string) (sessionRow, error) {
+	st, err := c.query(`SELECT sid, head_sequence, visible_count FROM sessions WHERE session_id = ?`, id)
+	if err != nil {
+		return sessionRow{}, err
+	}
+	var row sessionRow
+	found := st.Step()
+	if found {
+		row = sessionRow{sid: st.ColumnInt64(0), head: st.ColumnInt64(1), visibleCount: st.ColumnInt64(2)}
+	}
+	if err := done(st); err != nil {
+		return sessionRow{}, err
+	}
+	if !found {
+		return sessionRow{}, errNoSession(id)
+	}
+	return row, nil
+}
+
+// isCode reports whether err is a *synccore.Error with code.
+func isCode(err error, code string) bool {
+	return err != nil && errors.Is(err, &synccore.Error{Code: code})
+}

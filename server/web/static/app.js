@@ -1,0 +1,440 @@
+// The demo page: wires the agentsync JavaScript host (served by the
+// reference server at /js/) to the DOM. All sync logic lives in the host and
+// its WebAssembly core; this file only renders session.view and turns clicks
+// into REST calls (send, answer, action).
+//
+// Tests drive it through data-testid attributes and window.__agentsync.
+
+import { connect } from '/js/index.js';
+import { MessageList } from './messages.js';
+import { Sessions } from './sessions.js';
+import { el, setText, toggle, plural, shortId } from './util.js';
+import { icon } from './icons.js';
+
+const SCENARIOS = [
+  ['help', 'scenario:help'],
+  ['text', 'scenario:text'],
+  ['reasoning', 'scenario:reasoning'],
+  ['tools', 'scenario:tools'],
+  ['approval', 'scenario:approval'],
+  ['question', 'scenario:question'],
+  ['error', 'scenario:error'],
+  ['data', 'scenario:data'],
+  ['file', 'scenario:file'],
+  ['long stream', 'scenario:long chars=100000 delta=50'],
+];
+
+const STATUS_LABELS = {
+  idle: 'idle',
+  connecting: 'connecting',
+  syncing: 'syncing',
+  live: 'live',
+  backoff: 'reconnecting',
+  closed: 'closed',
+};
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  app: document.querySelector('.app'),
+  list: $('message-list'),
+  scroller: $('scroller'),
+  empty: $('empty'),
+  older: $('older'),
+  olderBtn: $('load-older'),
+  olderLabel: $('older-label'),
+  title: $('session-title'),
+  sub: $('session-sub'),
+  status: $('status'),
+  drop: $('drop'),
+  banner: $('banner'),
+  input: $('input'),
+  send: $('send'),
+  stop: $('stop'),
+  composer: $('composer'),
+  chips: $('scenarios'),
+  toasts: $('toasts'),
+  approvalMode: $('approval-mode'),
+  modelForm: $('model-form'),
+  model: $('model'),
+  settings: $('settings'),
+};
+
+const params = new URLSearchParams(location.search);
+const token = params.get('token') ?? '';
+const base = location.origin;
+
+// ---------------------------------------------------------------- toasts
+
+function toast(text, kind = 'info') {
+  const node = el('div', { class: `toast ${kind}`, role: 'status', text });
+  ui.toasts.append(node);
+  setTimeout(() => node.classList.add('leaving'), 4200);
+  setTimeout(() => node.remove(), 4600);
+}
+
+// ---------------------------------------------------------------- state
+
+let current = null; // {id, session, offs: [], view}
+let openGen = 0;
+let stickToBottom = true;
+let olderInFlight = false;
+
+const messages = new MessageList(ui.list, {
+  answer: (interactionId, response) => requireSession().answer(interactionId, response),
+  toast,
+});
+
+const sessions = new Sessions({ base, token, list: $('session-list'), toast });
+
+function requireSession() {
+  if (!current) throw new Error('no session is open');
+  return current.session;
+}
+
+// ---------------------------------------------------------------- opening a session
+
+async function open(id) {
+  if (current?.id === id) return;
+  const gen = ++openGen;
+  closeCurrent();
+  sessions.setActive(id);
+  messages.clear();
+  setText(ui.title, id ? `Session ${shortId(id)}` : 'No session');
+  ui.title.title = id;
+  setText(ui.sub, '');
+  setComposerEnabled(false);
+  renderEmpty(true);
+  if (!id) {
+    setStatus('idle');
+    return;
+  }
+
+  setStatus('connecting');
+  let session;
+  try {
+    // wait:false: render at once and show the status as it goes;
+    // schedule:'frame': at most one view notification per animation frame.
+    session = await connect({ url: base, sessionId: id, token: token || undefined, wait: false, schedule: 'frame' });
+  } catch (err) {
+    if (gen === openGen) {
+      setStatus('closed');
+      toast(`Could not open session: ${err?.message ?? err}`, 'bad');
+    }
+    return;
+  }
+  if (gen !== openGen) {
+    session.close(); // the user moved on while the module loaded
+    return;
+  }
+  current = { id, session, offs: [], view: null };
+  window.__agentsync = { session, sessionId: id, stats };
+  stickToBottom = true;
+  current.offs.push(
+    session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
+    session.on('error', (err) => console.warn('agentsync:', err)),
+    session.subscribe(onView),
+  );
+  onStatus(session.status);
+  setComposerEnabled(true);
+  ui.input.focus({ preventScroll: true });
+}
+
+function closeCurrent() {
+  if (!current) return;
+  for (const off of current.offs) off();
+  current.session.close();
+  current = null;
+  window.__agentsync = { session: null, stats };
+}
+
+// ---------------------------------------------------------------- rendering the view
+
+// Render statistics, read by tests and handy in the console.
+const stats = { renders: 0, renderMs: 0, maxRenderMs: 0 };
+
+function onView(view) {
+  if (!current) return;
+  const t0 = performance.now();
+  renderView(view);
+  const ms = performance.now() - t0;
+  stats.renders++;
+  stats.renderMs += ms;
+  stats.maxRenderMs = Math.max(stats.maxRenderMs, ms);
+}
+
+function renderView(view) {
+  current.view = view;
+  const sc = ui.scroller;
+  const nearBottom = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
+  const keepBottom = stickToBottom || nearBottom;
+  // Keep what the reader looks at in place when older messages are
+  // prepended above it (native scroll anchoring does not run at offset 0).
+  const anchor = keepBottom ? null : firstVisibleMessage();
+  const anchorTop = anchor?.getBoundingClientRect().top ?? 0;
+
+  messages.render(view.messages);
+
+  if (keepBottom) sc.scrollTop = sc.scrollHeight;
+  else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
+  stickToBottom = false;
+
+  renderEmpty(view.messages.length === 0 && !view.has_more_older);
+  renderOlder(view);
+  renderComposer(view);
+  renderSubtitle(view);
+  // Nothing to scroll yet but older history exists: fetch it now.
+  if (view.has_more_older && sc.scrollHeight <= sc.clientHeight + 80) loadOlder();
+}
+
+function firstVisibleMessage() {
+  const top = ui.scroller.getBoundingClientRect().top;
+  for (const node of ui.list.children) {
+    if (node.getBoundingClientRect().bottom > top) return node;
+  }
+  return null;
+}
+
+function renderEmpty(show) {
+  ui.empty.hidden = !show;
+}
+
+function renderOlder(view) {
+  const any = view.messages.length > 0;
+  ui.older.hidden = !any;
+  ui.olderBtn.hidden = !view.has_more_older || view.loading_older;
+  setText(ui.olderLabel, view.loading_older ? 'Loading older messages…' : view.has_more_older ? '' : 'Beginning of the session');
+}
+
+function isRunning(view) {
+  return view.messages.some((m) => m.role === 'agent' && m.state === 'streaming');
+}
+
+function renderComposer(view) {
+  const running = isRunning(view);
+  if (ui.stop.hidden === running) ui.stop.hidden = !running;
+  const flag = running ? 'true' : 'false';
+  if (ui.composer.dataset.running !== flag) {
+    // Attribute writes invalidate style even when the value is the same:
+    // during a stream this runs every frame, so only write on change.
+    ui.composer.dataset.running = flag;
+    ui.input.placeholder = running ? 'Steer the running turn…' : 'Message the agent…';
+  }
+}
+
+let digestTimer = null;
+
+// The subtitle counts messages and, once the view settles, shows its digest:
+// the same hash on every host that holds the same view (compare it with the
+// Go bindings or another tab). It hashes the whole view, so it is computed
+// only when nothing streams, and never shown stale.
+function renderSubtitle(view) {
+  const shown = view.messages.length;
+  const total = view.total ?? shown;
+  const count = shown === total ? plural(total, 'message') : `${shown} of ${plural(total, 'message')}`;
+  setText(ui.sub, count);
+  ui.sub.title = '';
+  clearTimeout(digestTimer);
+  if (isRunning(view) || current?.session.status !== 'live') return;
+  const session = current.session;
+  digestTimer = setTimeout(() => {
+    if (current?.session !== session || current.view !== view) return;
+    try {
+      const d = session.digest();
+      ui.sub.title = `View digest (equal on every host): ${d}`;
+      setText(ui.sub, `${count} · digest ${d.slice(0, 10)}`);
+    } catch {
+      // closed or rebuilding: the next settled view shows it
+    }
+  }, 300);
+}
+
+// ---------------------------------------------------------------- connection status and healing
+
+let droppedAt = 0;
+let bannerTimer = null;
+
+function setStatus(status) {
+  ui.status.dataset.status = status;
+  setText(ui.status.querySelector('.label'), STATUS_LABELS[status] ?? status);
+  ui.drop.disabled = status !== 'live';
+  toggle(ui.scroller, 'stale', status === 'backoff' || status === 'connecting' || status === 'syncing');
+}
+
+function onStatus(status, reason) {
+  if (!status) return;
+  setStatus(status);
+  if (status === 'backoff' && !droppedAt) {
+    showBanner('warn', `Connection lost${reason ? ` (${reason})` : ''}. Reconnecting…`);
+  } else if (status === 'live' && (droppedAt || !ui.banner.hidden)) {
+    const took = droppedAt ? ` in ${Math.round(performance.now() - droppedAt)} ms` : '';
+    droppedAt = 0;
+    showBanner('ok', `Reconnected${took}: the view was re-read from the server's snapshot and healed.`, 4000);
+  }
+}
+
+function showBanner(kind, text, hideAfter = 0) {
+  clearTimeout(bannerTimer);
+  ui.banner.className = `banner ${kind}`;
+  ui.banner.dataset.kind = kind;
+  setText(ui.banner, text);
+  ui.banner.hidden = false;
+  if (hideAfter) bannerTimer = setTimeout(() => (ui.banner.hidden = true), hideAfter);
+}
+
+ui.drop.addEventListener('click', () => {
+  if (!current) return;
+  droppedAt = performance.now();
+  if (current.session.dropConnection()) showBanner('warn', 'Connection dropped. The core backs off, re-subscribes and re-reads the snapshot…');
+  else droppedAt = 0;
+});
+
+// ---------------------------------------------------------------- older history
+
+function loadOlder() {
+  const view = current?.view;
+  if (!view || !view.has_more_older || view.loading_older || olderInFlight) return;
+  olderInFlight = true;
+  current.session
+    .loadOlder()
+    .catch((err) => toast(`Could not load older messages: ${err?.message ?? err}`, 'bad'))
+    .finally(() => {
+      olderInFlight = false;
+    });
+}
+
+ui.scroller.addEventListener('scroll', () => {
+  if (ui.scroller.scrollTop < 160) loadOlder();
+}, { passive: true });
+ui.olderBtn.addEventListener('click', loadOlder);
+
+// ---------------------------------------------------------------- composer
+
+function setComposerEnabled(on) {
+  ui.input.disabled = !on;
+  ui.send.disabled = !on;
+  for (const chip of ui.chips.children) chip.disabled = !on;
+}
+
+async function send(text) {
+  const value = text.trim();
+  if (!value || !current) return;
+  stickToBottom = true;
+  try {
+    await current.session.send(value);
+  } catch (err) {
+    toast(`Could not send: ${err?.message ?? err}`, 'bad');
+    if (!ui.input.value) ui.input.value = value; // give the words back
+  }
+}
+
+ui.composer.addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = ui.input.value;
+  ui.input.value = '';
+  autosize();
+  send(text);
+});
+
+ui.input.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    ui.composer.requestSubmit();
+  }
+});
+
+function autosize() {
+  ui.input.style.height = 'auto';
+  ui.input.style.height = `${Math.min(ui.input.scrollHeight, 180)}px`;
+}
+ui.input.addEventListener('input', autosize);
+
+for (const [label, command] of SCENARIOS) {
+  ui.chips.append(
+    el('button', {
+      type: 'button',
+      class: 'chip',
+      title: `${command}  (shift-click to edit first)`,
+      dataset: { testid: 'scenario', scenario: label.split(' ')[0] },
+      text: label,
+      disabled: true,
+      onclick: (e) => {
+        if (e.shiftKey) {
+          ui.input.value = command;
+          autosize();
+          ui.input.focus();
+        } else {
+          send(command);
+        }
+      },
+    }),
+  );
+}
+
+ui.stop.addEventListener('click', async () => {
+  try {
+    await requireSession().action('stop');
+  } catch (err) {
+    toast(`Could not stop: ${err?.message ?? err}`, 'bad');
+  }
+});
+
+// ---------------------------------------------------------------- settings
+
+ui.approvalMode.addEventListener('change', async () => {
+  try {
+    await requireSession().action('set_approval_mode', ui.approvalMode.value);
+    toast(`Approval mode: ${ui.approvalMode.value}`);
+  } catch (err) {
+    toast(`Could not change approval mode: ${err?.message ?? err}`, 'bad');
+  }
+});
+
+ui.modelForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const model = ui.model.value.trim();
+  if (!model) return;
+  try {
+    await requireSession().action('set_model', model);
+    toast(`Model: ${model}`);
+    ui.settings.open = false;
+  } catch (err) {
+    toast(`Could not set the model: ${err?.message ?? err}`, 'bad');
+  }
+});
+
+// ---------------------------------------------------------------- sidebar and routing
+
+$('toggle-sidebar').append(icon('menu'));
+ui.settings.querySelector('summary').append(icon('settings'));
+
+function setSidebar(open) {
+  toggle(ui.app, 'sidebar-open', open);
+  $('scrim').hidden = !open;
+}
+$('toggle-sidebar').addEventListener('click', () => setSidebar(!ui.app.classList.contains('sidebar-open')));
+$('scrim').addEventListener('click', () => setSidebar(false));
+
+$('new-session').addEventListener('click', async (e) => {
+  const btn = e.currentTarget;
+  btn.disabled = true;
+  try {
+    const id = await sessions.create();
+    location.hash = encodeURIComponent(id);
+  } catch (err) {
+    toast(`Could not create a session: ${err?.message ?? err}`, 'bad');
+  } finally {
+    btn.disabled = false;
+  }
+});
+
+function route() {
+  const id = decodeURIComponent(location.hash.replace(/^#/, ''));
+  setSidebar(false);
+  open(id);
+}
+
+window.addEventListener('hashchange', route);
+window.addEventListener('focus', () => sessions.refresh());
+window.__agentsync = { session: null, stats };
+sessions.refresh();
+route();

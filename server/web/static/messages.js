@@ -1,0 +1,135 @@
+// Keyed rendering of the message list: one MessageView per message_id,
+// one part view per part_id. A render walks the view's messages, skips every
+// message that cannot have changed (same object, or done at the revision
+// already shown: done is final), and moves or removes elements only where the
+// order changed (older history prepended, a resync dropping messages).
+
+import { el, setText, toggle, timeOf } from './util.js';
+import { icon } from './icons.js';
+import { createPartView } from './parts.js';
+
+export class MessageList {
+  /** @param {HTMLElement} container the element holding one child per message */
+  constructor(container, ctx) {
+    this.container = container;
+    this.ctx = ctx;
+    this.views = new Map(); // message_id -> MessageView
+  }
+
+  /** render brings the DOM in line with messages (oldest first). */
+  render(messages) {
+    const seen = new Set();
+    let prev = null;
+    for (const msg of messages) {
+      let view = this.views.get(msg.message_id);
+      if (!view) {
+        view = new MessageView(this.ctx);
+        this.views.set(msg.message_id, view);
+      }
+      view.update(msg);
+      seen.add(msg.message_id);
+      const expected = prev ? prev.nextSibling : this.container.firstChild;
+      if (expected !== view.el) this.container.insertBefore(view.el, expected);
+      prev = view.el;
+    }
+    if (seen.size !== this.views.size) {
+      for (const [id, view] of this.views) {
+        if (!seen.has(id)) {
+          view.el.remove();
+          this.views.delete(id);
+        }
+      }
+    }
+  }
+
+  clear() {
+    this.views.clear();
+    this.container.replaceChildren();
+  }
+}
+
+class MessageView {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.msg = null;
+    this.parts = new Map(); // part_id -> part view
+    this.who = el('span', { class: 'who' });
+    this.meta = el('span', { class: 'meta', dataset: { testid: 'message-meta' } });
+    this.avatar = el('div', { class: 'avatar' });
+    this.body = el('div', { class: 'parts' });
+    this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
+    this.el = el(
+      'article',
+      { class: 'message', dataset: { testid: 'message' } },
+      this.avatar,
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.meta), this.body, this.typing),
+    );
+  }
+
+  update(msg) {
+    const old = this.msg;
+    if (msg === old) return;
+    // Done is final: a done message at the revision on screen never changes.
+    if (old && msg.revision === old.revision && msg.state === old.state && isDone(old)) {
+      this.msg = msg;
+      return;
+    }
+    this.msg = msg;
+    const d = this.el.dataset;
+    if (!old || old.role !== msg.role) {
+      d.role = msg.role;
+      this.avatar.replaceChildren(icon(msg.role === 'user' ? 'user' : 'bot'));
+      setText(this.who, msg.role === 'user' ? 'You' : 'Agent');
+    }
+    d.messageId = msg.message_id;
+    d.sequence = msg.sequence;
+    d.revision = msg.revision;
+    d.state = msg.role === 'user' ? 'done' : msg.state ?? '';
+    toggle(this.el, 'streaming', msg.state === 'streaming');
+    toggle(this.el, 'internal', msg.visibility === 'internal');
+    const bits = [timeOf(msg.created_at), `#${msg.sequence}`, `rev ${msg.revision}`];
+    if (msg.visibility === 'internal') bits.push('internal');
+    if (msg.state === 'streaming') bits.push('streaming');
+    setText(this.meta, bits.filter(Boolean).join(' · '));
+    this.#renderParts(msg);
+  }
+
+  #renderParts(msg) {
+    const parts = msg.parts ?? [];
+    const seen = new Set();
+    let prev = null;
+    for (const part of parts) {
+      let view = this.parts.get(part.part_id);
+      if (!view || view.partType !== part.type) {
+        view?.el.remove();
+        view = createPartView(part, this.ctx);
+        view.partType = part.type;
+        this.parts.set(part.part_id, view);
+      }
+      view.update(part, msg);
+      seen.add(part.part_id);
+      const expected = prev ? prev.nextSibling : this.body.firstChild;
+      if (expected !== view.el) this.body.insertBefore(view.el, expected);
+      prev = view.el;
+    }
+    if (seen.size !== this.parts.size) {
+      for (const [id, view] of this.parts) {
+        if (!seen.has(id)) {
+          view.el.remove();
+          this.parts.delete(id);
+        }
+      }
+    }
+    // The "working" dots show while the agent message is open but nothing in
+    // it is visibly streaming (between steps, while a tool runs).
+    // Not while the turn waits for the user (a pending interaction).
+    const last = parts[parts.length - 1];
+    const visiblyStreaming = last && (last.state === 'streaming' || last.state === 'input-streaming');
+    const waiting = parts.some((p) => p.type === 'interaction' && p.status === 'pending');
+    this.typing.hidden = !(msg.state === 'streaming' && !visiblyStreaming && !waiting);
+  }
+}
+
+function isDone(msg) {
+  return msg.role === 'user' || msg.state === 'done';
+}

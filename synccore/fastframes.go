@@ -1,0 +1,152 @@
+package synccore
+
+// fastframes.go is the hot path: it reads the frames of a WebSocket message
+// without reflection. A delta frame in the canonical shape is read in place,
+// its ids and text aliasing the input, so applying it allocates nothing.
+// Every other frame, and any delta with an unexpected field type, falls back
+// to the generic decoder on the same bytes, so both paths accept exactly
+// the same inputs with the same meaning.
+
+// rawFrame is one frame read from the input: a delta read in place
+// (full == nil), or a frame decoded by the generic decoder.
+type rawFrame struct {
+	seq           uint64
+	msgID, partID []byte
+	text          []byte
+	rev, offset   int64
+	full          *Frame
+}
+
+// frame returns an owned Frame (ids and text copied out of the input), as
+// the buffer of a syncing client must outlive the host's input buffer.
+func (rf *rawFrame) frame() Frame {
+	if rf.full != nil {
+		return *rf.full
+	}
+	return Frame{Seq: rf.seq, Kind: FrameDelta, MessageID: string(rf.msgID), Revision: rf.rev,
+		PartID: string(rf.partID), Offset: rf.offset, Text: string(rf.text)}
+}
+
+// nextFrame reads one frame at r into rf and validates it.
+func nextFrame(r *reader, rf *rawFrame) *Error {
+	start := r.i
+	if readDeltaFast(r, rf) {
+		if rf.msgID == nil || len(rf.msgID) == 0 || rf.rev < 1 || len(rf.partID) == 0 || rf.offset < 0 {
+			return Errorf(CodeMalformed, "delta frame %d needs message_id, revision, part_id and an offset", rf.seq)
+		}
+		return nil
+	}
+	r.i = start
+	if !r.skip() {
+		return Errorf(CodeMalformed, "frames: truncated frame")
+	}
+	f, err := decodeFrame(r.b[start:r.i])
+	if err != nil {
+		return asError(err)
+	}
+	if err := ValidateFrame(&f); err != nil {
+		return asError(err)
+	}
+	*rf = rawFrame{seq: f.Seq, full: &f}
+	return nil
+}
+
+// readDeltaFast reads a delta frame in the canonical shape. It returns false
+// (and the caller rewinds) for any other kind, any field it cannot read
+// exactly as the generic decoder would, or malformed input.
+func readDeltaFast(r *reader, rf *rawFrame) bool {
+	n, ok := r.mapHeader()
+	if !ok {
+		return false
+	}
+	*rf = rawFrame{}
+	isDelta := false
+	for range n {
+		k, ok := r.str()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "seq":
+			v, ok := r.int()
+			if !ok || v < 0 {
+				return false
+			}
+			rf.seq = uint64(v)
+		case "kind":
+			v, ok := r.str()
+			if !ok {
+				return false
+			}
+			isDelta = string(v) == FrameDelta
+		case "message_id":
+			if rf.msgID, ok = r.str(); !ok {
+				return false
+			}
+		case "revision":
+			if rf.rev, ok = r.int(); !ok {
+				return false
+			}
+		case "part_id":
+			if rf.partID, ok = r.str(); !ok {
+				return false
+			}
+		case "offset":
+			if rf.offset, ok = r.int(); !ok {
+				return false
+			}
+		case "text":
+			if rf.text, ok = r.str(); !ok {
+				return false
+			}
+		case "protocol", "session_id", "head_sequence", "message", "part", "code", "reason":
+			return false // a field of another kind: let the generic decoder judge
+		default:
+			if !r.skip() { // unknown keys are ignored (forward compatibility)
+				return false
+			}
+		}
+	}
+	return isDelta
+}
+
+// decodeEventFast reads the event of the hot path, {"type": "frames",
+// "data": bin}, without reflection; data aliases the input. Any other shape
+// returns false and goes to the generic decoder.
+func decodeEventFast(b []byte, ev *Event) bool {
+	r := reader{b: b}
+	n, ok := r.mapHeader()
+	if !ok || n != 2 {
+		return false
+	}
+	var data []byte
+	frames := false
+	for range n {
+		k, ok := r.str()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "type":
+			v, ok := r.str()
+			if !ok || string(v) != EvFrames {
+				return false
+			}
+			frames = true
+		case "data":
+			if r.i >= len(b) || (b[r.i] != 0xc4 && b[r.i] != 0xc5 && b[r.i] != 0xc6) {
+				return false
+			}
+			if data, ok = r.str(); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if !frames || data == nil || !r.done() {
+		return false
+	}
+	*ev = Event{Type: EvFrames, Data: data}
+	return true
+}

@@ -1,0 +1,197 @@
+package synccore
+
+import "slices"
+
+// pages.go applies messages() pages: the snapshot read from the head after a
+// hello (one page, or back to the oldest message that is not done after a
+// reconnect, §6.5), and older pages asked for by load_older.
+
+func (c *Client) onPage(ev *Event) {
+	switch ev.RequestID {
+	case 0:
+	case c.headReq:
+		c.onHeadPage(ev)
+	case c.olderReq:
+		c.onOlderPage(ev)
+	}
+	// Any other request_id is unknown or superseded: ignored.
+}
+
+func (c *Client) onPageFailed(ev *Event) {
+	c.setJitter(ev.Jitter)
+	switch ev.RequestID {
+	case 0:
+	case c.headReq:
+		c.resync("snapshot read failed: "+ev.Error, false, true)
+	case c.olderReq:
+		c.olderFailed()
+	}
+}
+
+// pageOf decodes and validates the page of an event.
+func pageOf(ev *Event) (MessagePage, error) {
+	if ev.Page != nil {
+		if err := ValidatePage(*ev.Page); err != nil {
+			return MessagePage{}, err
+		}
+		return *ev.Page, nil
+	}
+	return DecodePage(ev.Data)
+}
+
+// visible drops internal messages a server sent although they were not
+// asked for.
+func (c *Client) visible(items []Message) []Message {
+	if c.includeInternal {
+		return items
+	}
+	return slices.DeleteFunc(slices.Clone(items), func(m Message) bool { return m.Visibility == VisibilityInternal })
+}
+
+func (c *Client) onHeadPage(ev *Event) {
+	p, err := pageOf(ev)
+	if err == nil {
+		for i := range p.Items {
+			if p.Items[i].SessionID != c.sessionID {
+				err = Errorf(CodeMalformed, "page item %q belongs to session %q", p.Items[i].MessageID, p.Items[i].SessionID)
+				break
+			}
+		}
+	}
+	if err != nil {
+		c.fail(errf(err, "snapshot page"))
+		return
+	}
+	p.Items = c.visible(p.Items)
+	c.headPages = append(c.headPages, p)
+	if c.headTarget > 0 && p.HasMore && p.NextBeforeSequence > 0 &&
+		(len(p.Items) == 0 || p.Items[0].Sequence > c.headTarget) {
+		c.fetchHeadPage(p.NextBeforeSequence) // not back to the target yet
+		return
+	}
+	c.headReq = 0
+	c.applySnapshot()
+	buffered := c.buffered
+	c.buffered = nil
+	c.setStatus(StatusLive, "")
+	for i := range buffered {
+		c.applyFrame(&buffered[i])
+		if c.status != StatusLive {
+			return
+		}
+	}
+}
+
+// applySnapshot merges the pages read from the head into the window. A held
+// message at the same or a higher revision is kept with its projection (a
+// page never carries streamed text); anything newer replaces it.
+func (c *Client) applySnapshot() {
+	pages := c.headPages
+	c.headPages = nil
+	var items []Message // oldest first
+	for i := len(pages) - 1; i >= 0; i-- {
+		items = append(items, pages[i].Items...)
+	}
+	head, oldest := pages[0], pages[len(pages)-1]
+	c.total = head.Total
+
+	if c.resetWindow || len(c.win) == 0 {
+		old := c.byID
+		c.win, c.byID = make([]*entry, 0, len(items)), make(map[string]*entry, len(items))
+		for i := range items {
+			m := &items[i]
+			e := old[m.MessageID]
+			if e == nil || e.meta.Revision < m.Revision {
+				e = newEntry(m)
+			}
+			c.win = append(c.win, e)
+			c.byID[m.MessageID] = e
+		}
+		c.hasMoreOlder, c.nextBefore = oldest.HasMore, oldest.NextBeforeSequence
+		c.resetWindow = false
+		c.reset = true
+		c.olderSeen = nil
+		return
+	}
+
+	// A re-read after a reconnect: held messages older than the pages stay;
+	// the pages cover the rest up to the head.
+	var from int64 = 1 << 62
+	if len(items) > 0 {
+		from = items[0].Sequence
+	}
+	keep := 0
+	for keep < len(c.win) && c.win[keep].meta.Sequence < from {
+		keep++
+	}
+	if keep == 0 {
+		c.hasMoreOlder, c.nextBefore = oldest.HasMore, oldest.NextBeforeSequence
+	}
+	win := slices.Clone(c.win[:keep])
+	rest := c.win[keep:] // held messages the pages cover, by sequence
+	for i := range items {
+		m := &items[i]
+		for len(rest) > 0 && rest[0].meta.Sequence < m.Sequence {
+			win = append(win, rest[0]) // held but absent from the page: kept
+			rest = rest[1:]
+		}
+		e := c.byID[m.MessageID]
+		switch {
+		case e == nil:
+			e = newEntry(m)
+			c.byID[m.MessageID] = e
+			c.touch(e)
+		case e.meta.Revision < m.Revision:
+			e.setCommitted(m)
+			c.touch(e)
+		}
+		if len(rest) > 0 && rest[0] == e {
+			rest = rest[1:]
+		}
+		win = append(win, e)
+	}
+	win = append(win, rest...)
+	c.win = win
+}
+
+func (c *Client) onOlderPage(ev *Event) {
+	p, err := pageOf(ev)
+	if err != nil {
+		c.streamErr = errf(err, "older page")
+		c.olderFailed()
+		return
+	}
+	c.olderReq, c.olderAttempt = 0, 0
+	seen := c.olderSeen
+	c.olderSeen = nil
+	items := c.visible(p.Items)
+	var oldest int64 = 1 << 62
+	if len(c.win) > 0 {
+		oldest = c.win[0].meta.Sequence
+	}
+	var add []*entry
+	for i := range items {
+		m := &items[i]
+		if m.Sequence >= oldest || c.byID[m.MessageID] != nil || m.SessionID != c.sessionID {
+			continue // already held (the window moved) or not ours
+		}
+		if s := seen[m.MessageID]; s != nil && s.Revision > m.Revision {
+			m = s // a revision committed after the page was read
+		}
+		e := newEntry(m)
+		c.byID[m.MessageID] = e
+		add = append(add, e)
+		c.touch(e)
+	}
+	c.win = append(add, c.win...)
+	c.hasMoreOlder, c.nextBefore = p.HasMore, p.NextBeforeSequence
+	c.total = max(c.total, p.Total)
+}
+
+// olderFailed schedules a retry of the older page with backoff.
+func (c *Client) olderFailed() {
+	c.olderReq = 0
+	c.olderAttempt++
+	c.olderTimer = c.newTimer()
+	c.emit(Command{Type: CmdSetTimer, TimerID: c.olderTimer, DelayMs: Backoff(c.olderAttempt, c.jitter)})
+}

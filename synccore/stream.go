@@ -1,0 +1,108 @@
+package synccore
+
+import "strconv"
+
+// stream.go takes the frames of one WebSocket message: it proves their
+// numbering continuous, starts the snapshot read on the hello, buffers while
+// syncing and applies while live. Frames before a failure are kept; the
+// failure (gap, malformed frame) resynchronises and ends the message.
+
+// onFrames handles the bytes of one WebSocket message.
+func (c *Client) onFrames(data []byte) {
+	r := reader{b: data}
+	n, ok := r.arrayHeader()
+	if !ok || n == 0 {
+		c.fail(Errorf(CodeMalformed, "frames: not a non-empty msgpack array"))
+		return
+	}
+	var rf rawFrame
+	for i := 0; i < n; i++ {
+		if err := nextFrame(&r, &rf); err != nil {
+			c.fail(err)
+			return
+		}
+		if rf.seq != c.lastSeq+1 {
+			c.resync("frame gap: seq "+strconv.FormatUint(rf.seq, 10)+" after "+strconv.FormatUint(c.lastSeq, 10), false, true)
+			return
+		}
+		c.lastSeq = rf.seq
+		c.takeFrame(&rf)
+		if c.status == StatusBackoff {
+			return // the frame broke the stream; the rest of the message is moot
+		}
+	}
+	if !r.done() {
+		c.fail(Errorf(CodeMalformed, "frames: %d trailing bytes", len(data)-r.i))
+	}
+}
+
+// takeFrame routes one frame whose seq was just accepted.
+func (c *Client) takeFrame(rf *rawFrame) {
+	switch c.status {
+	case StatusConnecting:
+		if rf.full == nil || rf.full.Kind != FrameHello || rf.seq != 1 {
+			c.fail(Errorf(CodeMalformed, "frame %d: the first frame of a subscription must be hello", rf.seq))
+			return
+		}
+		c.onHello(rf.full)
+	case StatusSyncing:
+		if rf.full != nil && (rf.full.Kind == FrameResync || rf.full.Kind == FrameError || rf.full.Kind == FrameHello) {
+			c.applyFrame(rf.full) // control frames act at once, never after the snapshot
+			return
+		}
+		if len(c.buffered) >= maxBuffered {
+			c.fail(Errorf(CodeTooLarge, "more than %d frames arrived during the snapshot read", maxBuffered))
+			return
+		}
+		c.buffered = append(c.buffered, rf.frame())
+	case StatusLive:
+		if c.applyRaw(rf) {
+			c.attempt = 0 // live and a frame applied after the snapshot: backoff resets
+		}
+	}
+}
+
+func (c *Client) onHello(f *Frame) {
+	if f.SessionID != "" && f.SessionID != c.sessionID {
+		c.fail(Errorf(CodeMalformed, "hello for session %q, this client syncs %q", f.SessionID, c.sessionID))
+		return
+	}
+	c.setStatus(StatusSyncing, "")
+	c.fetchHead()
+}
+
+// applyRaw applies a frame in live status; it reports false when the frame
+// broke the stream (the client is then in backoff).
+func (c *Client) applyRaw(rf *rawFrame) bool {
+	if rf.full == nil {
+		c.applyDelta(rf.msgID, rf.rev, rf.partID, rf.offset, rf.text)
+	} else {
+		c.applyFrame(rf.full)
+	}
+	return c.status != StatusBackoff
+}
+
+// applyFrame applies one decoded, validated frame under §4.2.
+func (c *Client) applyFrame(f *Frame) {
+	switch f.Kind {
+	case FrameMessage:
+		c.applyMessage(f.Message)
+	case FramePart:
+		c.applyPart(f)
+	case FrameDelta:
+		c.applyDelta([]byte(f.MessageID), f.Revision, []byte(f.PartID), f.Offset, []byte(f.Text))
+	case FrameResync:
+		c.resync("server asked to resync: "+f.Code+" "+f.Reason, true, true)
+	case FrameError:
+		c.fail(&Error{Code: orDefault(f.Code, CodeInternal), Message: "server error frame: " + f.Reason})
+	case FrameHello:
+		c.fail(Errorf(CodeMalformed, "frame %d: hello in the middle of a subscription", f.Seq))
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

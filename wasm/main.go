@@ -1,0 +1,226 @@
+// Command wasm is the synccore client core compiled to one WebAssembly
+// reactor module (ABI version 1). Build it with
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags='-s -w' -o wasm/module/agentsync.wasm ./wasm
+//
+// The host calls _initialize once, then only the agentsync_* exports below.
+// Every byte result is packed in an i64 as (ptr<<32)|len and stays valid
+// until the next export call; the host copies it out first.
+//
+// Errors: a result that is an Output (see synccore.Output) carries a typed
+// error. agentsync_view, agentsync_message and agentsync_digest also answer
+// with an Output holding the error (a msgpack map with "commands" and
+// "error") when the handle is unknown (bad_request) or the client is broken
+// (internal); a host tells it apart from a View, a Message or the ASCII hex
+// digest by its "error" key (the digest: by a first byte that is a msgpack
+// map, never an ASCII hex digit).
+//
+// Every export recovers panics: a panic marks the client broken, and every
+// later call on it returns the same internal error, so a host discards it
+// and rebuilds (new client, start, snapshot) without losing anything.
+package main
+
+import (
+	"unsafe"
+
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// abiVersion is the ABI this module implements; hosts refuse another.
+const abiVersion = 1
+
+// slot is one entry of the handle table. broken is set by a recovered
+// panic; a broken client is never called again.
+type slot struct {
+	client *synccore.Client
+	broken *synccore.Error
+}
+
+var (
+	// clients maps handles to clients. It is only indexed, never iterated,
+	// so its order cannot leak into any output.
+	clients = map[int32]*slot{}
+	// nextHandle grows forever: a freed handle is never reused, so a host
+	// holding a stale handle gets bad_request rather than another client.
+	nextHandle int32
+
+	// input is the buffer handed out by agentsync_alloc. Referencing it from
+	// a global keeps it alive (Go heap objects never move), so the host can
+	// write into it until the next export call.
+	input []byte
+	// result keeps the last result alive until the next export call.
+	result []byte
+)
+
+func main() {}
+
+//go:wasmexport agentsync_abi_version
+func abiVersionExport() int32 { return abiVersion }
+
+//go:wasmexport agentsync_alloc
+func alloc(size int32) (ptr int32) {
+	defer func() {
+		// An allocation that fails (out of memory) is reported as pointer 0;
+		// the host then gives up on this instance.
+		if recover() != nil {
+			input, ptr = nil, 0
+		}
+	}()
+	if size < 0 {
+		return 0
+	}
+	// Reuse the buffer when it is big enough: a stream of small frames then
+	// allocates nothing. The core copies what it keeps out of its input.
+	if int(size) > cap(input) {
+		input = make([]byte, size, max(int(size), 4096))
+	}
+	input = input[:size]
+	if cap(input) == 0 {
+		return 0
+	}
+	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(input[:1]))))
+}
+
+//go:wasmexport agentsync_client_new
+func clientNew() (h int32) {
+	defer func() {
+		if recover() != nil {
+			h = 0
+		}
+	}()
+	nextHandle++
+	clients[nextHandle] = &slot{client: synccore.NewClient(synccore.Options{})}
+	return nextHandle
+}
+
+//go:wasmexport agentsync_client_free
+func clientFree(h int32) {
+	defer func() { _ = recover() }()
+	delete(clients, h)
+}
+
+//go:wasmexport agentsync_handle
+func handle(h, ptr, n int32) (packed int64) {
+	s, errOut := lookup(h)
+	if errOut != nil {
+		return out(errOut)
+	}
+	in, err := inputBytes(ptr, n)
+	if err != nil {
+		return out(errorOutput(err))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			packed = out(errorOutput(s.breakOn("agentsync_handle", v)))
+		}
+	}()
+	return out(s.client.HandleBytes(in))
+}
+
+//go:wasmexport agentsync_view
+func view(h int32) (packed int64) {
+	s, errOut := lookup(h)
+	if errOut != nil {
+		return out(errOut)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			packed = out(errorOutput(s.breakOn("agentsync_view", v)))
+		}
+	}()
+	return out(s.client.ViewBytes())
+}
+
+//go:wasmexport agentsync_message
+func message(h, ptr, n int32) (packed int64) {
+	s, errOut := lookup(h)
+	if errOut != nil {
+		return out(errOut)
+	}
+	in, err := inputBytes(ptr, n)
+	if err != nil {
+		return out(errorOutput(err))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			packed = out(errorOutput(s.breakOn("agentsync_message", v)))
+		}
+	}()
+	// An absent message is a result of length 0.
+	return out(s.client.MessageBytes(string(in)))
+}
+
+//go:wasmexport agentsync_digest
+func digest(h int32) (packed int64) {
+	s, errOut := lookup(h)
+	if errOut != nil {
+		return out(errOut)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			packed = out(errorOutput(s.breakOn("agentsync_digest", v)))
+		}
+	}()
+	return out([]byte(s.client.Digest()))
+}
+
+// lookup finds a live client, or returns the encoded Output error the host
+// gets instead: bad_request for an unknown handle, the recorded internal
+// error for a broken client.
+func lookup(h int32) (*slot, []byte) {
+	s, ok := clients[h]
+	if !ok {
+		return nil, errorOutput(synccore.Errorf(synccore.CodeBadRequest, "unknown client handle %d", h))
+	}
+	if s.broken != nil {
+		return nil, errorOutput(s.broken)
+	}
+	return s, nil
+}
+
+// breakOn records a recovered panic: the client's state may be torn, so it
+// is never used again.
+func (s *slot) breakOn(export string, v any) *synccore.Error {
+	s.broken = synccore.Errorf(synccore.CodeInternal, "%s: panic: %v", export, v)
+	return s.broken
+}
+
+// inputBytes returns the n bytes the host wrote at ptr. They must lie inside
+// the buffer of the last agentsync_alloc: any other range is the host's bug
+// and is refused rather than read from arbitrary memory.
+func inputBytes(ptr, n int32) ([]byte, *synccore.Error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if n < 0 || cap(input) == 0 {
+		return nil, synccore.Errorf(synccore.CodeBadRequest, "input %d bytes at %d outside the alloc buffer", n, ptr)
+	}
+	base := int64(uintptr(unsafe.Pointer(unsafe.SliceData(input[:1]))))
+	off := int64(ptr) - base
+	if off < 0 || off+int64(n) > int64(len(input)) {
+		return nil, synccore.Errorf(synccore.CodeBadRequest, "input %d bytes at %d outside the alloc buffer", n, ptr)
+	}
+	return input[off : off+int64(n)], nil
+}
+
+// errorOutput encodes an Output that carries only err. It cannot fail for
+// these plain types; if it ever did, a fixed message still reaches the host.
+func errorOutput(err *synccore.Error) []byte {
+	b, encErr := msgpack.Marshal(&synccore.Output{Commands: []synccore.Command{}, Error: err})
+	if encErr != nil {
+		return []byte("\x82\xa8commands\x90\xa5error\x82\xa4code\xa8internal\xa7message\xa0")
+	}
+	return b
+}
+
+// out keeps b alive until the next export call and packs its address and
+// length. An empty result is 0 (pointer and length 0).
+func out(b []byte) int64 {
+	result = b
+	if len(b) == 0 {
+		return 0
+	}
+	ptr := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	return int64(ptr)<<32 | int64(uint32(len(b)))
+}
