@@ -61,7 +61,7 @@ func TestABIUnknownHandleIsBadRequest(t *testing.T) {
 		return out.Error
 	}
 	const unknown = 4242
-	ptr, err := inst.write(ctx, []byte{0x81, 0xa4, 't', 'y', 'p', 'e', 0xa5, 's', 't', 'a', 'r', 't'})
+	ptr, _, err := inst.write(ctx, []byte{0x81, 0xa4, 't', 'y', 'p', 'e', 0xa5, 's', 't', 'a', 'r', 't'})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestABIInputOutsideAllocBufferIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := api.DecodeI32(res)
-	ptr, err := inst.write(ctx, make([]byte, 16))
+	ptr, _, err := inst.write(ctx, make([]byte, 16))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,10 @@ type Client struct {
 
 	loop loopState // owned by the loop goroutine
 
+	// notify wakes the goroutine that calls subscribers (1-buffered: views
+	// published while subscribers run coalesce into the newest one).
+	notify chan struct{}
+
 	mu      sync.Mutex
 	view    synccore.View
 	changed chan struct{} // closed and replaced on every view change
@@ -126,12 +130,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		log:     log,
 		events:  make(chan loopEvent, 64),
 		done:    make(chan struct{}),
+		notify:  make(chan struct{}, 1),
 		changed: make(chan struct{}),
 		view:    synccore.View{SessionID: cfg.SessionID, Status: synccore.StatusIdle},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.loop.init()
 	go c.run()
+	go c.notifySubscribers()
 	return c, nil
 }
 
@@ -195,10 +201,13 @@ func (c *Client) Digest(ctx context.Context) (string, error) {
 	return d, err
 }
 
-// Subscribe calls fn with the new view after every change, from the
-// client's goroutine, in order. fn must return quickly and must not call
-// Close; it may call View, Status and the HTTP helpers. The returned
-// function unsubscribes.
+// Subscribe calls fn with the newest view after changes, in order, from one
+// goroutine dedicated to subscribers (never the one that runs the core, so
+// a slow fn delays only other subscribers, and fn may call any method).
+// Views published while subscribers run coalesce: fn sees the newest, not
+// every intermediate one; the last call after Close sees status closed,
+// possibly after Close returned. The returned function unsubscribes; a
+// call already under way may still finish after it returns.
 func (c *Client) Subscribe(fn func(synccore.View)) (unsubscribe func()) {
 	c.mu.Lock()
 	c.nextSub++
@@ -319,16 +328,43 @@ func (c *Client) post(ctx context.Context, le loopEvent) error {
 	}
 }
 
-// publish installs a new view and tells waiters and subscribers.
+// publish installs a new view and wakes waiters and subscribers.
 func (c *Client) publish(v synccore.View) {
 	c.mu.Lock()
 	c.view = v
 	close(c.changed)
 	c.changed = make(chan struct{})
-	subs := append([]subscriber(nil), c.subs...)
 	c.mu.Unlock()
-	for _, s := range subs {
-		s.fn(v)
+	select {
+	case c.notify <- struct{}{}:
+	default: // a wake-up is pending: it will read this view
+	}
+}
+
+// notifySubscribers calls the subscribers with the newest view after every
+// wake-up, until the client is closed and the final view delivered.
+func (c *Client) notifySubscribers() {
+	deliver := func() {
+		c.mu.Lock()
+		v := c.view
+		subs := append([]subscriber(nil), c.subs...)
+		c.mu.Unlock()
+		for _, s := range subs {
+			s.fn(v)
+		}
+	}
+	for {
+		select {
+		case <-c.notify:
+			deliver()
+		case <-c.done:
+			select {
+			case <-c.notify:
+				deliver()
+			default:
+			}
+			return
+		}
 	}
 }
 

@@ -177,7 +177,3 @@ func subscribeURL(base, sessionID string) (string, error) {
 	u.Path += "/v1/sessions/" + sessionID + "/subscribe"
 	return u.String(), nil
 }
-
-func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}

@@ -12,9 +12,10 @@ import (
 // Implementations serialise calls themselves, so a Core may be shared by
 // goroutines, but the Client is its only intended caller.
 type Core interface {
-	// Handle applies one event and returns the commands for the host. A
-	// rejected event returns a typed *synccore.Error; code internal means the
-	// core is broken and must be Reset (or dropped).
+	// Handle applies one event and returns the commands for the host (also
+	// with an error: a bad frame still asks for a resync). A rejected event
+	// returns a typed *synccore.Error; an error matching ErrBroken means the
+	// core failed and must be Reset (or dropped).
 	Handle(ev synccore.Event) ([]synccore.Command, error)
 	// View returns the current view, owned by the caller.
 	View() (synccore.View, error)
@@ -26,8 +27,8 @@ type Core interface {
 	Close() error
 }
 
-// Resetter is implemented by cores that can be rebuilt in place after an
-// internal error: Reset drops the old state (and, for a WasmCore, the
+// Resetter is implemented by cores that can be rebuilt in place after they
+// broke (ErrBroken): Reset drops the old state (and, for a WasmCore, the
 // instance) and leaves a fresh, idle core. The Client uses it to recover.
 type Resetter interface {
 	Reset(ctx context.Context) error
@@ -126,7 +127,7 @@ func (n *NativeCore) usable() error {
 // recoverInto turns a panic into the internal error that breaks the core.
 func (n *NativeCore) recoverInto(op string, err *error) {
 	if v := recover(); v != nil {
-		n.broken = synccore.Errorf(synccore.CodeInternal, "native core %s: panic: %v", op, v)
+		n.broken = broken(synccore.Errorf(synccore.CodeInternal, "native core %s: panic: %v", op, v))
 		*err = n.broken
 	}
 }
@@ -134,8 +135,21 @@ func (n *NativeCore) recoverInto(op string, err *error) {
 // errClosed is returned by a core or client used after Close.
 var errClosed = synccore.Errorf(synccore.CodeClosed, "closed")
 
-// isInternal reports whether err means the core is broken and must be
-// rebuilt: a typed internal error (a recovered panic or a trap).
-func isInternal(err error) bool {
-	return errors.Is(err, &synccore.Error{Code: synccore.CodeInternal})
-}
+// ErrBroken is matched (errors.Is) by the errors of a core that failed and
+// must be Reset before it is used again: a trap, or a panic the core
+// recovered from. Such an error is also a *synccore.Error with code
+// internal. An internal error without ErrBroken (a server's error frame,
+// say) leaves the core usable.
+var ErrBroken = errors.New("bindings: the core is broken")
+
+// brokenError is a broken core's typed error.
+type brokenError struct{ err *synccore.Error }
+
+func (e *brokenError) Error() string   { return e.err.Error() }
+func (e *brokenError) Unwrap() []error { return []error{e.err, ErrBroken} }
+
+// broken marks err as the error of a broken core.
+func broken(err *synccore.Error) error { return &brokenError{err} }
+
+// isBroken reports whether err means the core must be rebuilt.
+func isBroken(err error) bool { return errors.Is(err, ErrBroken) }

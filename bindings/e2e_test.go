@@ -3,6 +3,7 @@ package bindings
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http/httptest"
 	"path/filepath"
@@ -29,11 +30,12 @@ type testServer struct {
 func startServer(t *testing.T, speed model.Speed) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "e2e.db"), store.Options{})
+	quiet := slog.New(slog.DiscardHandler)
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "e2e.db"), store.Options{Logger: quiet})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	mgr, err := session.NewManager(ctx, session.Config{Store: st, Speed: speed})
+	mgr, err := session.NewManager(ctx, session.Config{Store: st, Speed: speed, Logger: quiet})
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}

@@ -1,6 +1,7 @@
 package bindings
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -152,7 +153,7 @@ func (c *Client) process(le loopEvent) {
 	}
 	cmds, err := c.core.Handle(ev)
 	if err != nil {
-		if isInternal(err) {
+		if isBroken(err) {
 			c.breakCore(err)
 		} else {
 			c.log.Warn("core rejected an event", "event", ev.Type, "err", err)
@@ -204,7 +205,7 @@ func (c *Client) startCore() {
 		IncludeInternal: c.loop.includeInternal,
 	})
 	if err != nil {
-		if isInternal(err) {
+		if isBroken(err) {
 			c.breakCore(err)
 			return
 		}
@@ -304,7 +305,7 @@ func (c *Client) nextView() (synccore.View, bool) {
 	}
 	nv, err := c.core.View()
 	if err != nil {
-		if isInternal(err) {
+		if isBroken(err) {
 			c.breakCore(err)
 		}
 		c.log.Error("read view", "err", err)
@@ -326,7 +327,7 @@ func (c *Client) patchView(v synccore.View) (synccore.View, bool) {
 		}
 		m, ok, err := c.core.Message(id)
 		if err != nil || !ok {
-			if isInternal(err) {
+			if isBroken(err) {
 				c.breakCore(err)
 			}
 			return v, false
@@ -398,7 +399,7 @@ func (c *Client) fetchPage(cmd synccore.Command) {
 		sessionID = c.cfg.SessionID
 	}
 	go func() {
-		ctx, cancel := contextWithTimeout(c.ctx, pageTimeout)
+		ctx, cancel := context.WithTimeout(c.ctx, pageTimeout)
 		defer cancel()
 		data, err := c.api.pageBytes(ctx, sessionID, cmd.Limit, cmd.BeforeSequence, cmd.IncludeInternal)
 		ev := synccore.Event{Type: synccore.EvPage, RequestID: cmd.RequestID, Data: data}

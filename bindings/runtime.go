@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -166,25 +167,37 @@ func (in *instance) call(ctx context.Context, fn api.Function, args ...uint64) (
 	stack := in.stack[:max(len(args), 1)]
 	copy(stack, args)
 	if err := fn.CallWithStack(ctx, stack); err != nil {
-		return 0, synccore.Errorf(synccore.CodeInternal, "wasm trap in %s: %v", fn.Definition().Name(), err)
+		return 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm trap in %s: %v", fn.Definition().Name(), err))
 	}
 	return stack[0], nil
 }
 
-// write copies b into a module-owned buffer and returns its address.
-func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
-	res, err := in.call(ctx, in.alloc, api.EncodeI32(int32(len(b))))
+// write copies the concatenation of pieces into a module-owned buffer and
+// returns its address and length.
+func (in *instance) write(ctx context.Context, pieces ...[]byte) (ptr, n uint32, err error) {
+	size := 0
+	for _, p := range pieces {
+		size += len(p)
+	}
+	if size > math.MaxInt32 {
+		return 0, 0, synccore.Errorf(synccore.CodeTooLarge, "input of %d bytes is over the module's 2 GiB", size)
+	}
+	res, err := in.call(ctx, in.alloc, api.EncodeI32(int32(size)))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	ptr := uint32(res)
-	if ptr == 0 && len(b) > 0 {
-		return 0, synccore.Errorf(synccore.CodeInternal, "wasm alloc of %d bytes failed", len(b))
+	ptr = uint32(res)
+	if ptr == 0 && size > 0 {
+		return 0, 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm alloc of %d bytes failed", size))
 	}
-	if !in.mem.Write(ptr, b) {
-		return 0, synccore.Errorf(synccore.CodeInternal, "wasm alloc returned %d bytes at %d outside memory", len(b), ptr)
+	at := ptr
+	for _, p := range pieces {
+		if !in.mem.Write(at, p) {
+			return 0, 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm alloc returned %d bytes at %d outside memory", size, ptr))
+		}
+		at += uint32(len(p))
 	}
-	return ptr, nil
+	return ptr, uint32(size), nil
 }
 
 // result returns the bytes a packed (ptr<<32)|len result points at. They
@@ -196,7 +209,7 @@ func (in *instance) result(packed uint64) ([]byte, error) {
 	}
 	b, ok := in.mem.Read(ptr, n)
 	if !ok {
-		return nil, synccore.Errorf(synccore.CodeInternal, "wasm result %d bytes at %d outside memory", n, ptr)
+		return nil, broken(synccore.Errorf(synccore.CodeInternal, "wasm result %d bytes at %d outside memory", n, ptr))
 	}
 	return b, nil
 }

@@ -24,9 +24,11 @@ type WasmCore struct {
 	broken error
 	closed bool
 
-	// enc and buf encode events without allocating per call.
+	// enc and buf encode events without allocating per call; hdr holds a
+	// frames event's header.
 	buf bytes.Buffer
 	enc *msgpack.Encoder
+	hdr []byte
 }
 
 var (
@@ -102,19 +104,38 @@ func (w *WasmCore) usable() error {
 	case w.broken != nil:
 		return w.broken
 	case w.inst == nil:
-		return synccore.Errorf(synccore.CodeInternal, "wasm core has no instance")
+		return broken(synccore.Errorf(synccore.CodeInternal, "wasm core has no instance"))
 	}
 	return nil
 }
 
-// fail records an internal error: the instance is discarded (after a trap
-// its state is undefined; after a recovered panic the client is broken).
+// fail records a broken core: the instance is discarded (after a trap its
+// state is undefined; after a recovered panic the client is broken). Other
+// errors pass through.
 func (w *WasmCore) fail(err error) error {
-	if isInternal(err) {
+	if isBroken(err) {
 		w.broken = err
 		w.discard()
 	}
 	return err
+}
+
+// checkBroken tells a broken client from an internal error the core merely
+// reports (a server's error frame): the module answers every call on a
+// broken client with its error, and a healthy one answers an empty id
+// with an empty result.
+func (w *WasmCore) checkBroken(err *synccore.Error) error {
+	if err.Code != synccore.CodeInternal {
+		return err
+	}
+	b, callErr := w.callInput(w.inst.message, nil)
+	if callErr != nil {
+		return w.fail(callErr)
+	}
+	if len(b) == 0 {
+		return err
+	}
+	return w.fail(broken(err))
 }
 
 // Handle implements Core.
@@ -124,20 +145,29 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
-	w.buf.Reset()
-	if err := w.enc.Encode(&ev); err != nil {
-		return nil, synccore.Errorf(synccore.CodeMalformed, "encode %s event: %v", ev.Type, err)
+	var in [2][]byte
+	if isPlainFrames(&ev) {
+		// The hot path: the frame bytes go straight into the module's
+		// memory behind a hand-made header, with no host-side copy.
+		w.hdr = appendFramesEventHeader(w.hdr[:0], len(ev.Data))
+		in = [2][]byte{w.hdr, ev.Data}
+	} else {
+		w.buf.Reset()
+		if err := w.enc.Encode(&ev); err != nil {
+			return nil, synccore.Errorf(synccore.CodeMalformed, "encode %s event: %v", ev.Type, err)
+		}
+		in = [2][]byte{w.buf.Bytes(), nil}
 	}
-	b, err := w.callInput(w.inst.handle, w.buf.Bytes())
+	b, err := w.callInput(w.inst.handle, in[0], in[1])
 	if err != nil {
 		return nil, w.fail(err)
 	}
 	var out synccore.Output
-	if err := msgpack.Unmarshal(b, &out); err != nil {
-		return nil, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm output: %v", err))
+	if err := decodeOutput(b, &out); err != nil {
+		return nil, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm output: %v", err)))
 	}
 	if out.Error != nil {
-		return out.Commands, w.fail(out.Error)
+		return out.Commands, w.checkBroken(out.Error)
 	}
 	return out.Commands, nil
 }
@@ -162,10 +192,10 @@ func (w *WasmCore) View() (synccore.View, error) {
 	}
 	var res viewResult
 	if err := msgpack.Unmarshal(b, &res); err != nil {
-		return synccore.View{}, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm view: %v", err))
+		return synccore.View{}, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm view: %v", err)))
 	}
 	if res.Error != nil {
-		return synccore.View{}, w.fail(res.Error)
+		return synccore.View{}, w.fail(broken(res.Error))
 	}
 	return res.View, nil
 }
@@ -192,10 +222,10 @@ func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
 	}
 	var res messageResult
 	if err := msgpack.Unmarshal(b, &res); err != nil {
-		return synccore.Message{}, false, w.fail(synccore.Errorf(synccore.CodeInternal, "decode wasm message: %v", err))
+		return synccore.Message{}, false, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm message: %v", err)))
 	}
 	if res.Error != nil {
-		return synccore.Message{}, false, w.fail(res.Error)
+		return synccore.Message{}, false, w.fail(broken(res.Error))
 	}
 	return res.Message, true, nil
 }
@@ -215,9 +245,9 @@ func (w *WasmCore) Digest() (string, error) {
 	if len(b) > 0 && (b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
 		var out synccore.Output
 		if err := msgpack.Unmarshal(b, &out); err != nil || out.Error == nil {
-			return "", w.fail(synccore.Errorf(synccore.CodeInternal, "wasm digest is neither hex nor an error"))
+			return "", w.fail(broken(synccore.Errorf(synccore.CodeInternal, "wasm digest is neither hex nor an error")))
 		}
-		return "", w.fail(out.Error)
+		return "", w.fail(broken(out.Error))
 	}
 	return string(b), nil
 }
@@ -232,14 +262,15 @@ func (w *WasmCore) call(fn api.Function) ([]byte, error) {
 	return w.inst.result(res)
 }
 
-// callInput writes in to the module and runs an export taking (handle, ptr, len).
-func (w *WasmCore) callInput(fn api.Function, in []byte) ([]byte, error) {
+// callInput writes in (the concatenation of its pieces) to the module and
+// runs an export taking (handle, ptr, len).
+func (w *WasmCore) callInput(fn api.Function, in ...[]byte) ([]byte, error) {
 	ctx := context.Background()
-	ptr, err := w.inst.write(ctx, in)
+	ptr, n, err := w.inst.write(ctx, in...)
 	if err != nil {
 		return nil, err
 	}
-	res, err := w.inst.call(ctx, fn, api.EncodeI32(w.h), api.EncodeU32(ptr), api.EncodeI32(int32(len(in))))
+	res, err := w.inst.call(ctx, fn, api.EncodeI32(w.h), api.EncodeU32(ptr), api.EncodeU32(n))
 	if err != nil {
 		return nil, err
 	}

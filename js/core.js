@@ -88,6 +88,23 @@ export function defaultWasmURL() {
 }
 
 /**
+ * Where to load the module from when the caller names none: next to this
+ * file, or in Node, inside the repository (../wasm/module) when the package
+ * is used from a checkout.
+ */
+export async function defaultWasmSource() {
+  const url = defaultWasmURL();
+  if (!isNode || url.protocol !== 'file:') return url;
+  const { access } = await import('node:fs/promises');
+  try {
+    await access(url);
+    return url;
+  } catch {
+    return new URL('../wasm/module/agentsync.wasm', import.meta.url);
+  }
+}
+
+/**
  * One module instance and one client. Not safe for re-entrant use; every
  * call is synchronous. After a trap (a WebAssembly.RuntimeError) or an
  * `internal` error the instance must be discarded: see `broken`.
@@ -97,8 +114,8 @@ export class Core {
    * @param {string|URL|Uint8Array|ArrayBuffer|WebAssembly.Module} [source]
    * @param {{stdout?: (s: string) => void, stderr?: (s: string) => void}} [opts]
    */
-  static async load(source = defaultWasmURL(), opts = {}) {
-    const module = await loadModule(source);
+  static async load(source, opts = {}) {
+    const module = await loadModule(source ?? (await defaultWasmSource()));
     const wasi = new Wasi(opts);
     const instance = await WebAssembly.instantiate(module, wasi.imports(module));
     wasi.setMemory(instance.exports.memory);
@@ -111,6 +128,10 @@ export class Core {
     this.memory = this.x.memory;
     /** Set once a call trapped or the core reported `internal`: discard this Core. */
     this.broken = false;
+    this.buf = null; // see mem8
+    this.u8 = null;
+    this.lastRaw = null; // see cachedOutput
+    this.lastOut = null;
     this.call(() => this.x._initialize?.());
     const v = this.call(() => this.x.agentsync_abi_version());
     if (v !== ABI_VERSION) {
@@ -138,17 +159,28 @@ export class Core {
   // Copies input into the module's buffer; valid until the next export call.
   input(bytes) {
     const ptr = this.x.agentsync_alloc(bytes.length);
-    new Uint8Array(this.memory.buffer, ptr, bytes.length).set(bytes);
+    this.mem8().set(bytes, ptr);
     return ptr;
+  }
+
+  // A Uint8Array over the whole memory, re-created only when the buffer
+  // changed (memory.grow detaches the old one), checked after every call.
+  mem8() {
+    const b = this.memory.buffer;
+    if (b !== this.buf) {
+      this.buf = b;
+      this.u8 = new Uint8Array(b);
+    }
+    return this.u8;
   }
 
   // The bytes of a packed (ptr << 32) | len result, still in wasm memory:
   // decode or copy them before the next export call.
   result(packed) {
-    const u = BigInt.asUintN(64, packed);
-    const ptr = Number(u >> 32n);
-    const len = Number(u & 0xffffffffn);
-    return new Uint8Array(this.memory.buffer, ptr, len);
+    const len = Number(BigInt.asUintN(32, packed));
+    let ptr = Number(packed >> 32n);
+    if (ptr < 0) ptr += 0x100000000;
+    return this.mem8().subarray(ptr, ptr + len);
   }
 
   /**
@@ -187,15 +219,18 @@ export class Core {
    * straight into wasm memory (no intermediate event object or copy).
    */
   handleFrames(data) {
+    if (this.broken) throw new AgentsyncError('internal', 'this core instance is broken; rebuild it');
     const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
     const n = bytes.length;
     const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
     const total = FRAMES_PREFIX.length + binHead + n;
-    const out = this.call(() => {
+    let res;
+    // No closure on this path (see call()): it runs once per WebSocket message.
+    try {
       const ptr = this.x.agentsync_alloc(total);
-      const mem = new Uint8Array(this.memory.buffer, ptr, total);
-      mem.set(FRAMES_PREFIX, 0);
-      let p = FRAMES_PREFIX.length;
+      const mem = this.mem8();
+      mem.set(FRAMES_PREFIX, ptr);
+      let p = ptr + FRAMES_PREFIX.length;
       if (binHead === 2) {
         mem[p++] = 0xc4;
         mem[p++] = n;
@@ -211,9 +246,37 @@ export class Core {
         mem[p++] = n & 0xff;
       }
       mem.set(bytes, p);
-      return decodeOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
-    });
-    return this.output(out);
+      res = this.cachedOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
+    } catch (err) {
+      this.broken = true;
+      throw err instanceof AgentsyncError ? err : new AgentsyncError('internal', `wasm trap: ${err?.message ?? err}`, { cause: err });
+    }
+    return res;
+  }
+
+  // Consecutive deltas of one stream get byte-identical Outputs (a render
+  // of the same message): the decoded answer of the last small Output is
+  // reused when the bytes match, so the steady state decodes nothing.
+  // Callers must not mutate a returned Output.
+  cachedOutput(raw) {
+    const last = this.lastRaw;
+    const n = raw.length;
+    if (last !== null && last.length === n) {
+      let same = true;
+      for (let i = 0; i < n; i++) {
+        if (raw[i] !== last[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.lastOut;
+    }
+    const out = this.output(decodeOutput(raw));
+    if (n <= 256 && !out.error) {
+      this.lastRaw = raw.slice();
+      this.lastOut = deepFreeze(out);
+    }
+    return out;
   }
 
   output(out) {
@@ -274,6 +337,14 @@ export class Core {
     }
     this.h = 0;
   }
+}
+
+function deepFreeze(v) {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze(v[k]);
+  }
+  return v;
 }
 
 // An empty result is an Output with no command.

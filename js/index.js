@@ -5,7 +5,7 @@
 // copy of the view that is refreshed message by message, never decoded whole
 // per delta.
 
-import { AgentsyncError, Core, defaultWasmURL, loadModule } from './core.js';
+import { AgentsyncError, Core, defaultWasmSource, loadModule } from './core.js';
 import { decode } from './msgpack.js';
 
 export { AgentsyncError, Core, loadModule } from './core.js';
@@ -137,7 +137,7 @@ export class Session {
     this.token = opts.token;
     this.pageLimit = opts.pageLimit ?? 0;
     this.includeInternal = !!opts.includeInternal;
-    this.wasmSource = opts.wasm ?? defaultWasmURL();
+    this.wasmSource = opts.wasm ?? null;
     this.WebSocket = opts.WebSocket ?? globalThis.WebSocket;
     if (!this.WebSocket) {
       throw new AgentsyncError('bad_request', 'no WebSocket implementation: pass opts.WebSocket (Node 20 needs --experimental-websocket)');
@@ -273,7 +273,7 @@ export class Session {
   // ------------------------------------------------------------ core loop
 
   async _open() {
-    this.module = await loadModule(this.wasmSource);
+    this.module = await loadModule(this.wasmSource ?? (await defaultWasmSource()));
     this.core = await Core.load(this.module, this._coreOpts());
     this._start();
   }

@@ -97,18 +97,18 @@ func (c *Client) applyPart(f *Frame) {
 		return
 	}
 	if i := e.findPart(p.PartID); i >= 0 {
-		old := &e.parts[i].p
+		old := &e.parts[i]
 		if old.Sequence != p.Sequence || old.Type != p.Type {
 			c.fail(Errorf(CodeSequenceChanged, "part frame %d: part %q changed sequence or type", f.Seq, p.PartID))
 			return
 		}
-		e.parts[i] = newLivePart(*p)
+		e.setPart(i, p)
 	} else {
 		if p.Sequence != int64(len(e.parts)+1) {
 			c.resync("gap: part "+p.PartID+" has sequence "+itoa(p.Sequence)+", expected "+itoa(int64(len(e.parts)+1)), false, true)
 			return
 		}
-		e.parts = append(e.parts, newLivePart(*p))
+		e.parts = append(e.parts, *p)
 	}
 	c.touch(e)
 }
@@ -126,18 +126,17 @@ func (c *Client) applyDelta(msgID []byte, rev int64, partID []byte, offset int64
 		c.resync("gap: delta for unknown part "+string(partID)+" of "+string(msgID), false, true)
 		return
 	}
-	lp := &e.parts[i]
-	if lp.p.Type != PartText && lp.p.Type != PartReasoning {
-		c.fail(Errorf(CodeInvalidPart, "delta for %s part %q", lp.p.Type, lp.p.PartID))
+	if t := e.parts[i].Type; t != PartText && t != PartReasoning {
+		c.fail(Errorf(CodeInvalidPart, "delta for %s part %q", t, e.parts[i].PartID))
 		return
 	}
-	have := int64(lp.textLen())
+	have := int64(e.textLen(i))
 	switch {
 	case offset == have:
 		if len(text) == 0 {
 			return
 		}
-		lp.appendText(text)
+		e.appendText(i, text)
 		c.touch(e)
 	case offset+int64(len(text)) <= have:
 		// a duplicate of text already held: ignored

@@ -1,6 +1,9 @@
 package synccore
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // Options configure a Client. The zero value is usable: every setting of a
 // session (its id, page size, include_internal) comes with the start event.
@@ -33,6 +36,7 @@ type Client struct {
 	headReq     uint64        // the fetch_page in flight for the snapshot, 0 if none
 	headPages   []MessagePage // pages read so far, newest first
 	headTarget  int64         // read back until a page starts at or below it; 0: one page
+	headBefore  int64         // before_sequence of the page in flight (0: the head)
 	resetWindow bool          // the next snapshot replaces the window instead of merging
 
 	// Older history.
@@ -51,6 +55,7 @@ type Client struct {
 	// Scratch of the event being handled.
 	cmds      []Command
 	ids       []string
+	outBuf    []byte
 	changed   []*entry
 	reset     bool
 	gen       uint64
@@ -98,25 +103,10 @@ func (c *Client) HandleBytes(event []byte) (out []byte) {
 	if err := c.handle(&ev); err != nil {
 		return appendOutput(nil, nil, asError(err))
 	}
-	cmds := c.finishCommands()
-	return appendOutput(make([]byte, 0, outputSize(cmds, c.streamErr)), cmds, c.streamErr)
-}
-
-// outputSize is a generous estimate of an Output's encoded size, so that
-// HandleBytes allocates its result once.
-func outputSize(cmds []Command, err *Error) int {
-	n := 16
-	for i := range cmds {
-		cm := &cmds[i]
-		n += 160 + len(cm.SessionID) + len(cm.Reason)
-		for _, id := range cm.MessageIDs {
-			n += len(id) + 5
-		}
-	}
-	if err != nil {
-		n += 32 + len(err.Code) + len(err.Message)
-	}
-	return n
+	// Encode into the client's scratch buffer, then hand out an exact copy:
+	// one allocation per event, and the caller owns the result.
+	c.outBuf = appendOutput(c.outBuf[:0], c.finishCommands(), c.streamErr)
+	return bytes.Clone(c.outBuf)
 }
 
 // handle runs one event through the transition table.

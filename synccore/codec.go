@@ -139,6 +139,10 @@ func decodeFrame(b []byte) (Frame, error) {
 	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
 		return f, Errorf(CodeMalformed, "frame: not a msgpack map")
 	}
+	if fastFrame(b, &f) {
+		return f, nil
+	}
+	f = Frame{}
 	if err := decode(b, &f, "frame"); err != nil {
 		return Frame{}, err
 	}
@@ -156,8 +160,11 @@ func EncodePage(p MessagePage) []byte {
 // DecodePage decodes a messages() page and validates every message in it.
 func DecodePage(b []byte) (MessagePage, error) {
 	var p MessagePage
-	if err := decode(b, &p, "page"); err != nil {
-		return MessagePage{}, err
+	if !fastPage(b, &p) {
+		p = MessagePage{}
+		if err := decode(b, &p, "page"); err != nil {
+			return MessagePage{}, err
+		}
 	}
 	if err := ValidatePage(p); err != nil {
 		return MessagePage{}, err

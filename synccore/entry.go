@@ -1,64 +1,67 @@
 package synccore
 
+import "slices"
+
 // entry.go is the client's copy of one message: its committed metadata and
-// the parts of its streaming projection. Streaming text lives in a growable
-// byte buffer per part, so a delta costs an append, whatever the part's
-// length; strings are built only when the view or the message is read.
+// the parts of its streaming projection. Text appended by deltas goes to a
+// growable byte buffer per part, so a delta costs an append whatever the
+// part's length; the string is built only when the view or message is read.
 
 type entry struct {
-	meta      Message    // committed metadata; meta.Parts is always nil
-	parts     []livePart // the projection: committed parts, then streamed ones
-	committed int        // how many leading parts belong to the committed revision
-	mark      uint64     // the event generation that last marked it changed
+	meta      Message  // committed metadata; meta.Parts is always nil
+	parts     []Part   // the projection: committed parts, then streamed ones; Text is the text as last built
+	tails     [][]byte // per part, text appended by deltas since its Text was built (grown lazily)
+	committed int      // how many leading parts belong to the committed revision
+	mark      uint64   // the event generation that last marked it changed
 }
 
-type livePart struct {
-	p   Part   // the part; p.Text is unused, see text()
-	str string // the text as a string; valid while buf is nil or len(str) == len(buf)
-	buf []byte // the growing text, created by the first delta
-}
-
-// text returns the part's text, building the string at most once per change.
-func (lp *livePart) text() string {
-	if lp.buf != nil && len(lp.str) != len(lp.buf) {
-		lp.str = string(lp.buf)
+// text returns part i's text. Deltas since the last read are folded into
+// Text once, so a read costs one copy and later reads none.
+func (e *entry) text(i int) string {
+	if i < len(e.tails) && len(e.tails[i]) > 0 {
+		e.parts[i].Text += string(e.tails[i])
+		e.tails[i] = e.tails[i][:0]
 	}
-	return lp.str
+	return e.parts[i].Text
 }
 
-// textLen is the UTF-8 byte length of the part's text, without building it.
-func (lp *livePart) textLen() int {
-	if lp.buf != nil {
-		return len(lp.buf)
+// textLen is the UTF-8 byte length of part i's text, without building it.
+func (e *entry) textLen(i int) int {
+	n := len(e.parts[i].Text)
+	if i < len(e.tails) {
+		n += len(e.tails[i])
 	}
-	return len(lp.str)
+	return n
 }
 
-// appendText appends a delta. The first append copies the text into a
-// buffer with room to grow; later ones are amortised O(len(delta)).
-func (lp *livePart) appendText(t []byte) {
-	if lp.buf == nil {
-		lp.buf = make([]byte, len(lp.str), max(2*len(lp.str), 64))
-		copy(lp.buf, lp.str)
+// appendText appends a delta to part i: an amortised append to its tail
+// buffer, whatever the length of the text before it (nothing is copied).
+func (e *entry) appendText(i int, t []byte) {
+	for len(e.tails) <= i {
+		e.tails = append(e.tails, nil)
 	}
-	lp.buf = append(lp.buf, t...)
+	if e.tails[i] == nil {
+		e.tails[i] = make([]byte, 0, max(256, 2*len(t)))
+	}
+	e.tails[i] = append(e.tails[i], t...)
 }
 
-func newLivePart(p Part) livePart {
-	lp := livePart{p: p, str: p.Text}
-	lp.p.Text = ""
-	return lp
+// setPart replaces part i (a part frame carries the whole part).
+func (e *entry) setPart(i int, p *Part) {
+	e.parts[i] = *p
+	if i < len(e.tails) {
+		e.tails[i] = e.tails[i][:0]
+	}
 }
 
 // setCommitted replaces the entry's content with a committed revision and
-// drops its projection.
+// drops its projection. The entry takes m.Parts: m must be the client's own
+// (decoded by it, or cloned from the host's).
 func (e *entry) setCommitted(m *Message) {
 	e.meta = *m
 	e.meta.Parts = nil
-	e.parts = make([]livePart, len(m.Parts))
-	for i := range m.Parts {
-		e.parts[i] = newLivePart(m.Parts[i])
-	}
+	e.parts = m.Parts
+	e.tails = nil
 	e.committed = len(m.Parts)
 }
 
@@ -74,7 +77,7 @@ func (e *entry) done() bool { return e.meta.Done() }
 // from the end: the part being streamed is almost always the last one.
 func (e *entry) findPart(id string) int {
 	for i := len(e.parts) - 1; i >= 0; i-- {
-		if e.parts[i].p.PartID == id {
+		if e.parts[i].PartID == id {
 			return i
 		}
 	}
@@ -85,7 +88,7 @@ func (e *entry) findPart(id string) int {
 // comparison does not allocate.
 func (e *entry) findPartBytes(id []byte) int {
 	for i := len(e.parts) - 1; i >= 0; i-- {
-		if e.parts[i].p.PartID == string(id) {
+		if e.parts[i].PartID == string(id) {
 			return i
 		}
 	}
@@ -96,10 +99,12 @@ func (e *entry) findPartBytes(id []byte) int {
 // `any` values of parts, which are shared and must be treated as read-only).
 func (e *entry) message() Message {
 	m := e.meta
-	m.Parts = make([]Part, len(e.parts))
-	for i := range e.parts {
-		m.Parts[i] = e.parts[i].p
-		m.Parts[i].Text = e.parts[i].text()
+	for i := range e.tails {
+		e.text(i)
+	}
+	m.Parts = slices.Clone(e.parts)
+	if m.Parts == nil {
+		m.Parts = []Part{}
 	}
 	return m
 }
@@ -110,7 +115,7 @@ func (e *entry) committedShape() Message {
 	m := e.meta
 	m.Parts = make([]Part, e.committed)
 	for i := range e.committed {
-		p := &e.parts[i].p
+		p := &e.parts[i]
 		m.Parts[i] = Part{PartID: p.PartID, Sequence: p.Sequence, Type: p.Type}
 	}
 	return m

@@ -1,5 +1,7 @@
 package synccore
 
+import "math"
+
 // fastframes.go is the hot path: it reads the frames of a WebSocket message
 // without reflection. A delta frame in the canonical shape is read in place,
 // its ids and text aliasing the input, so applying it allocates nothing.
@@ -110,43 +112,79 @@ func readDeltaFast(r *reader, rf *rawFrame) bool {
 	return isDelta
 }
 
-// decodeEventFast reads the event of the hot path, {"type": "frames",
-// "data": bin}, without reflection; data aliases the input. Any other shape
+// decodeEventFast reads an Event without reflection; data aliases the
+// input (the client copies what it keeps). An event carrying a decoded
+// `page`, or any field it cannot read exactly as the generic decoder would,
 // returns false and goes to the generic decoder.
 func decodeEventFast(b []byte, ev *Event) bool {
 	r := reader{b: b}
 	n, ok := r.mapHeader()
-	if !ok || n != 2 {
+	if !ok {
 		return false
 	}
-	var data []byte
-	frames := false
+	*ev = Event{}
 	for range n {
 		k, ok := r.str()
 		if !ok {
 			return false
 		}
+		var v int64
 		switch string(k) {
 		case "type":
-			v, ok := r.str()
-			if !ok || string(v) != EvFrames {
-				return false
+			var t []byte
+			if t, ok = r.str(); ok {
+				ev.Type = eventName(t)
 			}
-			frames = true
 		case "data":
-			if r.i >= len(b) || (b[r.i] != 0xc4 && b[r.i] != 0xc5 && b[r.i] != 0xc6) {
-				return false
+			if r.i < len(b) && (b[r.i] == 0xc4 || b[r.i] == 0xc5 || b[r.i] == 0xc6) {
+				ev.Data, ok = r.str()
+			} else {
+				ok = false // a str or nil data: the generic decoder's call
 			}
-			if data, ok = r.str(); !ok {
-				return false
+		case "session_id":
+			ev.SessionID, ok = r.fastString()
+		case "error":
+			ev.Error, ok = r.fastString()
+		case "include_internal":
+			ev.IncludeInternal, ok = r.fastBool()
+		case "page_limit":
+			if v, ok = r.int(); ok && v >= math.MinInt32 && v <= math.MaxInt32 {
+				ev.PageLimit = int(v)
+			} else {
+				ok = false
 			}
+		case "jitter":
+			ev.Jitter, ok = r.int()
+		case "request_id":
+			if v, ok = r.int(); ok && v >= 0 {
+				ev.RequestID = uint64(v)
+			} else {
+				ok = false
+			}
+		case "timer_id":
+			if v, ok = r.int(); ok && v >= 0 {
+				ev.TimerID = uint64(v)
+			} else {
+				ok = false
+			}
+		case "page":
+			ok = false
 		default:
+			ok = r.skip()
+		}
+		if !ok {
 			return false
 		}
 	}
-	if !frames || data == nil || !r.done() {
-		return false
+	return r.done()
+}
+
+// eventName returns the constant for a known event type (no allocation).
+func eventName(b []byte) string {
+	for _, e := range events {
+		if e == string(b) {
+			return e
+		}
 	}
-	*ev = Event{Type: EvFrames, Data: data}
-	return true
+	return string(b)
 }

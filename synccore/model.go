@@ -59,8 +59,8 @@ const (
 
 // Tool states: the whole life of one tool call lives in one part.
 const (
-	ToolInputStreaming  = "input-streaming"  // the model is still writing the input
-	ToolInputAvailable  = "input-available"  // input complete, not yet running
+	ToolInputStreaming  = "input-streaming"   // the model is still writing the input
+	ToolInputAvailable  = "input-available"   // input complete, not yet running
 	ToolAwaitingApprove = "awaiting-approval" // suspended on an interaction
 	ToolRunning         = "running"
 	ToolOutputAvailable = "output-available" // finished with output

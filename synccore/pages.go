@@ -34,7 +34,13 @@ func pageOf(ev *Event) (MessagePage, error) {
 		if err := ValidatePage(*ev.Page); err != nil {
 			return MessagePage{}, err
 		}
-		return *ev.Page, nil
+		// The host keeps its page: the window must not share its slices.
+		p := *ev.Page
+		p.Items = slices.Clone(p.Items)
+		for i := range p.Items {
+			p.Items[i].Parts = slices.Clone(p.Items[i].Parts)
+		}
+		return p, nil
 	}
 	return DecodePage(ev.Data)
 }
@@ -42,7 +48,7 @@ func pageOf(ev *Event) (MessagePage, error) {
 // visible drops internal messages a server sent although they were not
 // asked for.
 func (c *Client) visible(items []Message) []Message {
-	if c.includeInternal {
+	if c.includeInternal || !slices.ContainsFunc(items, func(m Message) bool { return m.Visibility == VisibilityInternal }) {
 		return items
 	}
 	return slices.DeleteFunc(slices.Clone(items), func(m Message) bool { return m.Visibility == VisibilityInternal })
@@ -65,6 +71,7 @@ func (c *Client) onHeadPage(ev *Event) {
 	p.Items = c.visible(p.Items)
 	c.headPages = append(c.headPages, p)
 	if c.headTarget > 0 && p.HasMore && p.NextBeforeSequence > 0 &&
+		(c.headBefore == 0 || p.NextBeforeSequence < c.headBefore) && // always moving back
 		(len(p.Items) == 0 || p.Items[0].Sequence > c.headTarget) {
 		c.fetchHeadPage(p.NextBeforeSequence) // not back to the target yet
 		return
@@ -88,10 +95,11 @@ func (c *Client) onHeadPage(ev *Event) {
 func (c *Client) applySnapshot() {
 	pages := c.headPages
 	c.headPages = nil
-	var items []Message // oldest first
+	var items []Message
 	for i := len(pages) - 1; i >= 0; i-- {
 		items = append(items, pages[i].Items...)
 	}
+	items = uniqueBySequence(items)
 	head, oldest := pages[0], pages[len(pages)-1]
 	c.total = head.Total
 
@@ -194,4 +202,26 @@ func (c *Client) olderFailed() {
 	c.olderAttempt++
 	c.olderTimer = c.newTimer()
 	c.emit(Command{Type: CmdSetTimer, TimerID: c.olderTimer, DelayMs: Backoff(c.olderAttempt, c.jitter)})
+}
+
+// uniqueBySequence orders the items of several pages by sequence and keeps
+// one message per sequence and per id (the highest revision), whatever a
+// server's pages overlap: the window must stay ordered and duplicate-free.
+func uniqueBySequence(items []Message) []Message {
+	slices.SortStableFunc(items, func(a, b Message) int {
+		if c := cmpInt(a.Sequence, b.Sequence); c != 0 {
+			return c
+		}
+		return cmpInt(b.Revision, a.Revision) // the highest revision first
+	})
+	out := items[:0]
+	ids := make(map[string]bool, len(items)) // indexed only, never iterated
+	for _, m := range items {
+		if ids[m.MessageID] || (len(out) > 0 && out[len(out)-1].Sequence == m.Sequence) {
+			continue
+		}
+		ids[m.MessageID] = true
+		out = append(out, m)
+	}
+	return out
 }

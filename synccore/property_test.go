@@ -275,13 +275,13 @@ func (h *simHost) check() {
 			h.t.Fatalf("step %d: window not contiguous at %d", h.steps, e.meta.Sequence)
 		}
 		for j := range e.parts {
-			lp := &e.parts[j]
-			if lp.p.Type != PartText && lp.p.Type != PartReasoning {
+			p := &e.parts[j]
+			if p.Type != PartText && p.Type != PartReasoning {
 				continue
 			}
-			full := h.srv.maxText[e.meta.MessageID+"/"+lp.p.PartID]
-			if txt := lp.text(); !strings.HasPrefix(full, txt) {
-				h.t.Fatalf("step %d: %s/%s shows %q, not a prefix of %q", h.steps, e.meta.MessageID, lp.p.PartID, txt, full)
+			full := h.srv.maxText[e.meta.MessageID+"/"+p.PartID]
+			if txt := e.text(j); !strings.HasPrefix(full, txt) {
+				h.t.Fatalf("step %d: %s/%s shows %q, not a prefix of %q", h.steps, e.meta.MessageID, p.PartID, txt, full)
 			}
 		}
 	}

@@ -132,6 +132,7 @@ func (c *Client) fetchHead() {
 }
 
 func (c *Client) fetchHeadPage(before int64) {
+	c.headBefore = before
 	c.headReq = c.newRequest()
 	c.emit(Command{Type: CmdFetchPage, SessionID: c.sessionID, RequestID: c.headReq,
 		Limit: c.limit, BeforeSequence: before, IncludeInternal: c.includeInternal})

@@ -414,4 +414,3 @@ func nestingOK(b []byte) bool {
 	}
 	return true
 }
-

@@ -21,6 +21,8 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"unsafe"
 
 	"github.com/agentsync/agentsync/synccore"
@@ -115,7 +117,9 @@ func handle(h, ptr, n int32) (packed int64) {
 			packed = out(errorOutput(s.breakOn("agentsync_handle", v)))
 		}
 	}()
-	return out(s.client.HandleBytes(in))
+	res := s.client.HandleBytes(in)
+	s.checkRecovered(res)
+	return out(res)
 }
 
 //go:wasmexport agentsync_view
@@ -184,6 +188,24 @@ func lookup(h int32) (*slot, []byte) {
 func (s *slot) breakOn(export string, v any) *synccore.Error {
 	s.broken = synccore.Errorf(synccore.CodeInternal, "%s: panic: %v", export, v)
 	return s.broken
+}
+
+// corePanic is how synccore.Client.HandleBytes reports a panic it recovered
+// itself: the client's state may be torn all the same, so the slot breaks
+// as if the panic had reached this module's recover.
+var corePanic = []byte("client panic: ")
+
+// checkRecovered breaks the slot when res reports a panic the core
+// recovered. The substring test keeps the common path to one scan of a
+// short output; the decode confirms it is the error's message.
+func (s *slot) checkRecovered(res []byte) {
+	if !bytes.Contains(res, corePanic) {
+		return
+	}
+	o, err := synccore.DecodeOutput(res)
+	if err == nil && o.Error != nil && o.Error.Code == synccore.CodeInternal && strings.HasPrefix(o.Error.Message, string(corePanic)) {
+		s.broken = o.Error
+	}
 }
 
 // inputBytes returns the n bytes the host wrote at ptr. They must lie inside

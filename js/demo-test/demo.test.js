@@ -158,10 +158,14 @@ function assertSameMessages(shown, want) {
   }
 }
 
-// settled: the page's session is live and no agent message is streaming.
+// settled: the page's session is live and the page shows no agent message
+// streaming. It reads the DOM, not session.view: reading the view flushes
+// the host's pending changes, and the test must not change what it observes.
 const settled = () => {
   const s = window.__agentsync?.session;
-  return !!s && s.status === 'live' && s.view.messages.every((m) => m.role !== 'agent' || m.state === 'done');
+  return !!s && s.status === 'live' &&
+    document.querySelectorAll('[data-testid="message"]').length > 0 &&
+    document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length === 0;
 };
 
 test('demo page: approval, then a long stream healed across a dropped connection', { timeout: 5 * 60 * 1000 }, async () => {
@@ -228,11 +232,84 @@ test('demo page: approval, then a long stream healed across a dropped connection
     const shot = path.join(artifacts, 'demo.png');
     await page.evaluate(() => {
       // Scroll to the approval turn so the picture shows more than lorem ipsum.
-      document.querySelector('[data-testid="tool"]')?.scrollIntoView({ block: 'start' });
+      document.querySelector('[data-testid="message"]')?.scrollIntoView({ block: 'start' });
     });
     await page.screenshot({ path: shot });
     const st = await stat(shot);
     assert.ok(st.size > 0, 'screenshot is non-empty');
+    assert.deepEqual(pageErrors, [], 'no page errors');
+  } finally {
+    await context.close();
+  }
+});
+
+// postJSON calls the REST API the way any client would.
+async function postJSON(base, path, body) {
+  const res = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  assert.ok(res.ok, `POST ${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+// waitIdle polls the head of the session until its newest message is a
+// done agent message (the turn is over).
+async function waitIdle(base, sessionId, deadlineMs = 30000) {
+  const end = Date.now() + deadlineMs;
+  while (Date.now() < end) {
+    const res = await fetch(`${base}/v1/sessions/${encodeURIComponent(sessionId)}/messages?limit=1`);
+    const page = await res.json();
+    const last = page.items[page.items.length - 1];
+    if (last && last.role === 'agent' && last.state === 'done') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('turn did not finish');
+}
+
+test('demo page: older history on scroll to top, and a question answered in the box', { timeout: 3 * 60 * 1000 }, async () => {
+  // 32 short turns = 64 messages: more than the core's first page (50).
+  const { session_id: sessionId } = await postJSON(server.url, '/v1/sessions', {});
+  const TURNS = 32;
+  for (let i = 1; i <= TURNS; i++) {
+    await postJSON(server.url, `/v1/sessions/${sessionId}/messages`, { parts: [{ type: 'text', text: `scenario:text chars=${20 + i} delta=8` }] });
+    await waitIdle(server.url, sessionId);
+  }
+
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+  try {
+    await page.goto(`${server.url}/#${encodeURIComponent(sessionId)}`);
+    await page.locator('[data-testid="status"][data-status="live"]').waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="message"]').length > 0);
+    const first = await page.locator('[data-testid="message"]').count();
+    assert.ok(first < 2 * TURNS, `the first read is one page, not the whole history (${first} messages)`);
+    assert.ok(await page.getByTestId('load-older').isVisible(), 'older history is offered');
+
+    // Scroll to the top: the page loads the rest and keeps the reader's place.
+    const anchorId = await page.locator('[data-testid="message"]').first().getAttribute('data-message-id');
+    await page.getByTestId('messages').evaluate((el) => el.scrollTo(0, 0));
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length === n, 2 * TURNS, { timeout: 30000 });
+    await page.getByText('Beginning of the session').waitFor();
+    const anchorTop = await page.locator(`[data-message-id="${anchorId}"]`).evaluate((el) => {
+      const box = el.closest('[data-testid="messages"]').getBoundingClientRect();
+      return el.getBoundingClientRect().top - box.top;
+    });
+    assert.ok(anchorTop >= 0 && anchorTop < 700, `the message read before stays in view (at ${anchorTop}px)`);
+    assertSameMessages(await pageMessages(page), expected(await serverSnapshot(server.url, sessionId)));
+
+    // A question: the agent asks, the user answers in the card's box.
+    await page.getByTestId('scenario').filter({ hasText: 'question' }).click();
+    await page.getByTestId('answer-input').fill('teal');
+    await page.getByTestId('answer-submit').click();
+    await page.locator('[data-testid="interaction"][data-status="resolved"]').waitFor({ timeout: 30000 });
+    await page.waitForFunction(settled, null, { timeout: 30000 });
+    assert.match(await page.getByTestId('interaction-result').last().textContent(), /teal/);
+    await page.getByText('You answered "teal"').waitFor();
+    assertSameMessages(await pageMessages(page), expected(await serverSnapshot(server.url, sessionId)));
     assert.deepEqual(pageErrors, [], 'no page errors');
   } finally {
     await context.close();

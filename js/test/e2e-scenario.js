@@ -91,6 +91,8 @@ export const ALL_TURNS = [
   { text: 'scenario:approval', answer: { approved: false } },
   { text: 'scenario:data' },
   { text: 'scenario:tools city=Lima' },
+  { text: 'scenario:long chars=60000 delta=8', stopAfterMs: 300 },
+  { text: 'after the stop' },
 ];
 
 /**
@@ -156,10 +158,19 @@ export async function runScenario(o) {
   })();
 
   const answered = new Set();
+  const replies = [];
   try {
     for (const turn of turns) {
       const user = await session.send(turn.text);
       log(`turn ${user.sequence}: ${turn.text}`);
+      if (turn.stopAfterMs) {
+        await sleep(turn.stopAfterMs);
+        try {
+          await session.action('stop');
+        } catch (err) {
+          if (err.code !== 'conflict') throw err; // the turn had already ended
+        }
+      }
       await waitFor(`the reply to "${turn.text}"`, async () => {
         const msgs = session.view.messages;
         for (const m of msgs) {
@@ -178,6 +189,13 @@ export async function runScenario(o) {
         const pending = msgs.some((m) => m.parts.some((p) => p.type === 'interaction' && p.status === 'pending'));
         return last && last.role === 'agent' && last.sequence > user.sequence && last.state === 'done' && !pending;
       }, 120000);
+      const reply = session.view.messages.filter((m) => m.sequence > user.sequence);
+      const parts = reply.flatMap((m) => m.parts);
+      replies.push({
+        turn: turn.text,
+        types: parts.map((p) => p.type),
+        text: parts.filter((p) => p.type === 'text').reduce((n, p) => n + (p.text ?? '').length, 0),
+      });
     }
   } finally {
     dropping = false;
@@ -208,6 +226,7 @@ export async function runScenario(o) {
 
   return {
     sessionId: session.sessionId,
+    replies,
     drops,
     rebuilds: session.rebuilds,
     statuses: statuses.length,

@@ -47,6 +47,10 @@ test('Node: streams, tool loops and approvals survive random drops', { timeout: 
   console.log(`# node e2e ${JSON.stringify(summary)}`);
   assert.ok(r.drops > 0, `the connection was dropped (seed ${seed})`);
   assert.ok(r.longestText >= 100000, 'the long output arrived whole');
+  const stopped = r.replies.find((x) => x.turn.startsWith('scenario:long chars=60000'));
+  assert.ok(stopped.text < 60000, `the stop cut the stream short (${stopped.text} chars)`);
+  assert.ok(r.replies.find((x) => x.turn === 'scenario:tools city=Oslo').types.includes('tool'), 'the tool loop shows its tool part');
+  assert.ok(r.replies.find((x) => x.turn === 'scenario:approval').types.includes('interaction'), 'the approval shows its interaction');
   check(r);
 });
 
@@ -77,5 +81,45 @@ test('Chromium: the same, once, through the served package', { timeout: 600000 }
   } finally {
     await close();
     await web.close();
+  }
+});
+
+test('Chromium: the package as the server serves it, with defaults', { timeout: 300000 }, async () => {
+  // The page, /js/index.js and /js/agentsync.wasm all come from syncserver
+  // itself (its embed of this package): no wasm option, the browser's own
+  // WebSocket and fetch, notifications per animation frame.
+  const { page, logs, close } = await openPage(`${server.url}/healthz`);
+  try {
+    const r = await page.evaluate(async () => {
+      const { createSession } = await import('/js/index.js');
+      const session = await createSession(location.origin, { schedule: 'frame' });
+      let views = 0;
+      session.subscribe(() => views++);
+      const user = await session.send('scenario:text chars=1500');
+      await new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('no reply')), 60000);
+        session.subscribe((v) => {
+          const last = v.messages.at(-1);
+          if (last && last.role === 'agent' && last.sequence > user.sequence && last.state === 'done') {
+            clearTimeout(t);
+            resolve();
+          }
+        });
+      });
+      const out = { sessionId: session.sessionId, digest: session.digest(), views, text: session.view.messages.at(-1).parts.find((p) => p.type === 'text').text.length };
+      session.close();
+      return out;
+    });
+    assert.equal(r.text, 1500);
+    assert.ok(r.views > 1);
+    const { connect } = await import('../index.js');
+    const node = await connect({ url: server.url, sessionId: r.sessionId, wasm: wasmPath, WebSocket: globalThis.WebSocket });
+    assert.equal(node.digest(), r.digest, 'Chromium and Node hold the same view');
+    node.close();
+  } catch (err) {
+    err.message += `\nbrowser console:\n${logs.join('\n')}`;
+    throw err;
+  } finally {
+    await close();
   }
 });

@@ -133,3 +133,23 @@ test('dropConnection reconnects and the view catches up', async () => {
   session.close();
   assert.equal(session.dropConnection(), false, 'nothing to drop once closed');
 });
+
+test('a bearer token reaches the API and the WebSocket (?token=)', async () => {
+  const guarded = await startServer({ speed: '0s', token: 'sekret' });
+  try {
+    await assert.rejects(createSession(guarded.url, { ...opts(), token: 'wrong' }), (e) => e instanceof AgentsyncError && e.code === 'unauthorized' && e.status === 401);
+    const session = await createSession(guarded.url, { ...opts(), token: 'sekret' });
+    assert.equal(session.status, 'live');
+    await turn(session, 'with a token');
+    const page = await session.messages();
+    assert.equal(page.total, 2);
+    session.close();
+    // A session id that is right with a token that is wrong never gets live.
+    await assert.rejects(
+      connect({ url: guarded.url, sessionId: session.sessionId, token: 'wrong', timeoutMs: 1500, ...opts() }),
+      (e) => e instanceof AgentsyncError && e.code === 'closed',
+    );
+  } finally {
+    await guarded.stop();
+  }
+});

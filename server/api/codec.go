@@ -57,9 +57,41 @@ func newEncoder(w io.Writer) *msgpack.Encoder {
 	return enc
 }
 
+var wirePool = sync.Pool{New: func() any { return newWire() }}
+
+// encodeWire encodes the hot answer types (pages and messages) without
+// reflection; ok is false for other types. The caller returns the wire
+// to wirePool once its bytes are written.
+func encodeWire(v any) (w *wire, ok bool, err error) {
+	switch x := v.(type) {
+	case synccore.MessagePage:
+		w = wirePool.Get().(*wire)
+		w.b = w.b[:0]
+		return w, true, w.page(&x)
+	case synccore.Message:
+		w = wirePool.Get().(*wire)
+		w.b = w.b[:0]
+		return w, true, w.message(&x)
+	}
+	return nil, false, nil
+}
+
 // writeValue answers status with v encoded as msgpack or JSON.
 func (a *api) writeValue(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if wantsMsgpack(r) {
+		if body, ok, err := encodeWire(v); ok {
+			if err != nil {
+				a.encodeFailed(w, r, err)
+				return
+			}
+			defer wirePool.Put(body)
+			h := w.Header()
+			h.Set("Content-Type", contentMsgpack)
+			h.Set("Content-Length", strconv.Itoa(len(body.b)))
+			w.WriteHeader(status)
+			_, _ = w.Write(body.b)
+			return
+		}
 		b := msgpackPool.Get().(*msgpackBuf)
 		defer msgpackPool.Put(b)
 		b.buf.Reset()

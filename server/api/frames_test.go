@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -17,7 +18,8 @@ func sampleFrames() []synccore.Frame {
 		Parts: []synccore.Part{
 			{PartID: "p1", Sequence: 1, Type: synccore.PartText, StepID: "st", State: synccore.StateDone, Text: "héllo"},
 			{PartID: "p2", Sequence: 2, Type: synccore.PartTool, ToolCallID: "c", ToolName: "x",
-				Input: map[string]any{"a": int64(1), "b": []any{"x", 2.5}}, State: synccore.ToolRunning},
+				// One key: msgpack writes maps in Go's random order.
+				Input: map[string]any{"b": []any{"x", 2.5, int64(1)}}, State: synccore.ToolRunning},
 		},
 	}
 	return []synccore.Frame{
@@ -26,6 +28,8 @@ func sampleFrames() []synccore.Frame {
 		{Seq: 3, Kind: synccore.FramePart, MessageID: "m1", Revision: 2, Part: &msg.Parts[0]},
 		{Seq: 300, Kind: synccore.FrameDelta, MessageID: "m1", Revision: 2, PartID: "p1", Offset: 6, Text: "wörld"},
 		{Seq: 1 << 33, Kind: synccore.FrameDelta, MessageID: "m1", Revision: 1 << 40, PartID: "p1", Offset: 128, Text: ""},
+		{Seq: 301, Kind: synccore.FrameDelta, MessageID: strings.Repeat("m", 40), Revision: 2, PartID: "p1", Offset: 70000, Text: strings.Repeat("é", 150)},
+		{Seq: 302, Kind: synccore.FrameDelta, MessageID: "m1", Revision: 2, PartID: "p1", Offset: 1 << 20, Text: strings.Repeat("x", 70000)},
 		{Seq: 70000, Kind: synccore.FrameResync, Code: "slow_consumer", Reason: "queue overflow"},
 		{Seq: 70001, Kind: synccore.FrameError, Code: "internal", Reason: "boom"},
 	}
@@ -45,7 +49,12 @@ func TestFrameEncoderMatchesReflection(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("frame bytes differ from msgpack.Marshal:\n got %x\nwant %x", got, want.Bytes())
+		i := 0
+		for i < len(got) && i < want.Len() && got[i] == want.Bytes()[i] {
+			i++
+		}
+		t.Fatalf("frame bytes differ from msgpack.Marshal at byte %d of %d/%d: got %x, want %x",
+			i, len(got), want.Len(), got[i:min(i+32, len(got))], want.Bytes()[i:min(i+32, want.Len())])
 	}
 	var back []synccore.Frame
 	if err := msgpack.Unmarshal(got, &back); err != nil || len(back) != len(frames) || back[3].Text != "wörld" {
@@ -58,6 +67,46 @@ func TestFrameEncoderMatchesReflection(t *testing.T) {
 	var hello []synccore.Frame
 	if err := msgpack.Unmarshal(one, &hello); err != nil || len(hello) != 1 || hello[0].HeadSequence != 70000 {
 		t.Fatalf("reused encoder: %v %+v", err, hello)
+	}
+}
+
+// TestAppendersMatchMsgpack checks every int and length boundary.
+func TestAppendersMatchMsgpack(t *testing.T) {
+	var buf bytes.Buffer
+	enc := newEncoder(&buf)
+	ints := []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<63 - 1,
+		-1, -32, -33, -128, -129, -32768, -32769, -1 << 31, -1<<31 - 1, -1 << 63}
+	for _, n := range ints {
+		buf.Reset()
+		_ = enc.EncodeInt(n)
+		if got := appendInt(nil, n); !bytes.Equal(got, buf.Bytes()) {
+			t.Errorf("int %d: %x, msgpack %x", n, got, buf.Bytes())
+		}
+		if n >= 0 {
+			buf.Reset()
+			_ = enc.EncodeUint(uint64(n))
+			if got := appendUint(nil, uint64(n)); !bytes.Equal(got, buf.Bytes()) {
+				t.Errorf("uint %d: %x, msgpack %x", n, got, buf.Bytes())
+			}
+		}
+	}
+	for _, n := range []int{0, 15, 16, 31, 32, 255, 256, 65535, 65536} {
+		s := strings.Repeat("x", n)
+		buf.Reset()
+		_ = enc.EncodeString(s)
+		if got := appendStr(nil, s); !bytes.Equal(got, buf.Bytes()) {
+			t.Errorf("string of %d bytes differs", n)
+		}
+		buf.Reset()
+		_ = enc.EncodeArrayLen(n)
+		if got := appendArrayLen(nil, n); !bytes.Equal(got, buf.Bytes()) {
+			t.Errorf("array len %d differs", n)
+		}
+		buf.Reset()
+		_ = enc.EncodeMapLen(n)
+		if got := appendMapLen(nil, n); !bytes.Equal(got, buf.Bytes()) {
+			t.Errorf("map len %d differs", n)
+		}
 	}
 }
 

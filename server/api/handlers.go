@@ -102,10 +102,6 @@ func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	if len(req.Parts) == 0 {
-		a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "a message needs at least one part"))
-		return
-	}
 	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), req)
 	a.writeMessage(w, r, http.StatusCreated, msg, err)
 }
@@ -130,10 +126,6 @@ func (a *api) action(w http.ResponseWriter, r *http.Request) {
 	var req session.Action
 	if err := a.decodeBody(w, r, &req); err != nil {
 		a.writeError(w, r, err)
-		return
-	}
-	if req.ActionType == "" {
-		a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "action_type is required"))
 		return
 	}
 	msg, err := a.mgr.Action(r.Context(), r.PathValue("id"), req)

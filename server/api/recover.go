@@ -3,18 +3,29 @@ package api
 import (
 	"bufio"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/agentsync/agentsync/synccore"
 )
 
 // recoverPanics turns a handler panic into a logged 500 internal answer,
-// so one bug never takes the server (and every session) down.
+// so one bug never takes the server (and every session) down. At debug
+// level it also logs every request.
 func (a *api) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tw := &trackingWriter{ResponseWriter: w}
+		if a.log.Enabled(r.Context(), slog.LevelDebug) {
+			start := time.Now()
+			defer func() {
+				a.log.LogAttrs(r.Context(), slog.LevelDebug, "request",
+					slog.String("method", r.Method), slog.String("path", r.URL.Path),
+					slog.Int("status", tw.status), slog.Duration("took", time.Since(start)))
+			}()
+		}
 		defer func() {
 			v := recover()
 			if v == nil {
@@ -26,7 +37,7 @@ func (a *api) recoverPanics(next http.Handler) http.Handler {
 			a.log.Error("handler panic", "method", r.Method, "path", r.URL.Path,
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if !tw.wrote {
-				a.writeValue(w, r, http.StatusInternalServerError,
+				a.writeValue(tw, r, http.StatusInternalServerError,
 					synccore.Errorf(synccore.CodeInternal, "internal error"))
 			}
 		}()
@@ -39,15 +50,22 @@ func (a *api) recoverPanics(next http.Handler) http.Handler {
 // through (the WebSocket upgrade needs Hijack) via Unwrap.
 type trackingWriter struct {
 	http.ResponseWriter
-	wrote bool
+	wrote  bool
+	status int // for the debug log; 101 once hijacked
 }
 
 func (t *trackingWriter) WriteHeader(code int) {
+	if !t.wrote {
+		t.status = code
+	}
 	t.wrote = true
 	t.ResponseWriter.WriteHeader(code)
 }
 
 func (t *trackingWriter) Write(b []byte) (int, error) {
+	if !t.wrote {
+		t.status = http.StatusOK
+	}
 	t.wrote = true
 	return t.ResponseWriter.Write(b)
 }
@@ -55,7 +73,7 @@ func (t *trackingWriter) Write(b []byte) (int, error) {
 // Hijack hands the connection to the WebSocket upgrader (gorilla asserts
 // http.Hijacker directly rather than using http.ResponseController).
 func (t *trackingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	t.wrote = true
+	t.wrote, t.status = true, http.StatusSwitchingProtocols
 	return http.NewResponseController(t.ResponseWriter).Hijack()
 }
 

@@ -33,7 +33,7 @@ func TestBadInput(t *testing.T) {
 		{"empty body", "POST", msgs, "", []string{"Content-Type: application/json"}, 400, synccore.CodeMalformed},
 		{"malformed msgpack", "POST", msgs, []byte{0xc1, 0x00}, []string{"Content-Type: application/msgpack"}, 400, synccore.CodeMalformed},
 		{"wrong shape", "POST", msgs, `{"parts": "text"}`, nil, 400, synccore.CodeBadRequest},
-		{"no parts", "POST", msgs, `{"parts": []}`, nil, 400, synccore.CodeBadRequest},
+		{"no parts", "POST", msgs, `{"parts": []}`, nil, 400, synccore.CodeInvalidMessage},
 		{"unsupported content type", "POST", msgs, `parts=1`, []string{"Content-Type: application/x-www-form-urlencoded"}, 400, synccore.CodeBadRequest},
 		{"unknown part type", "POST", msgs, `{"parts":[{"type":"hologram","text":"a"}]}`, nil, 400, synccore.CodeUnknownPartType},
 		{"agent-only part from a user", "POST", msgs, `{"parts":[{"type":"tool","tool_name":"x"}]}`, nil, 400, synccore.CodeInvalidPart},

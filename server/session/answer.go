@@ -75,7 +75,13 @@ func (m *Manager) Answer(ctx context.Context, sessionID, interactionID string, r
 		return synccore.Message{}, err
 	}
 	t.waiting = ""
-	t.answers <- approved // room for one: the turn waits on one interaction at a time
+	// The turn waits on one interaction at a time, so the buffer of one is
+	// free; never block under the lock even if it were not.
+	select {
+	case t.answers <- approved:
+	default:
+		s.log.Error("answer dropped: the turn was not waiting", "interaction_id", interactionID)
+	}
 	return *msg, nil
 }
 

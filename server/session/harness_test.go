@@ -126,7 +126,14 @@ func (e *env) driver(sid string) *driver {
 	e.t.Helper()
 	d := &driver{e: e, sid: sid, c: synccore.NewClient(synccore.Options{})}
 	d.handle(synccore.Event{Type: synccore.EvStart, SessionID: sid, PageLimit: 50})
+	d.pumpUntil("the client to be live", func() bool { return d.c.Status() == synccore.StatusLive })
 	return d
+}
+
+// drain delivers every frame still queued.
+func (d *driver) drain() {
+	for d.pumpOnce(50 * time.Millisecond) {
+	}
 }
 
 func (d *driver) handle(ev synccore.Event) {
@@ -135,6 +142,9 @@ func (d *driver) handle(ev synccore.Event) {
 	cmds, err := d.c.Handle(ev)
 	if err != nil && cmds == nil {
 		t.Fatalf("client rejected %s: %v", ev.Type, err)
+	}
+	if err != nil {
+		t.Logf("client resynchronises after %s: %v", ev.Type, err)
 	}
 	for _, cmd := range cmds {
 		switch cmd.Type {

@@ -130,6 +130,7 @@ func TestLongAnswerCostsAHandfulOfCommits(t *testing.T) {
 	before := e.st.CommitCount()
 	e.post(sid, "scenario:long chars=10000 delta=1")
 	d.converge()
+	d.drain()
 	commits := e.st.CommitCount() - before
 	deltas := 0
 	for _, f := range d.frames {
@@ -137,7 +138,7 @@ func TestLongAnswerCostsAHandfulOfCommits(t *testing.T) {
 			deltas++
 		}
 	}
-	t.Logf("%d deltas, %d commits", deltas, commits)
+	t.Logf("%d deltas, %d commits, %d subscriptions", deltas, commits, d.subs)
 	if deltas != 10000 || d.subs != 1 {
 		t.Fatalf("%d deltas streamed, want 10000", deltas)
 	}

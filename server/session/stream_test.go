@@ -21,7 +21,6 @@ func TestMidStreamJoinSeesTheWholeText(t *testing.T) {
 	g.awaitBurst(t, 0)
 
 	late := e.driver(sid)
-	late.pumpOnce(time.Second)
 	if len(late.frames) < 2 || late.frames[0].Kind != synccore.FrameHello {
 		t.Fatalf("late frames %+v", late.frames)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -28,9 +29,11 @@ func BenchmarkCommitCheckpoint(b *testing.B) {
 	m := agentMsg("s", 1, textPart(1, "streaming", "x"))
 	mustCommit(b, s, "s", m)
 	text := strings.Repeat("token ", 50)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), threadCPU()
 	for i := range b.N {
 		m.Revision++
 		// Alternate between rewriting the open part and appending a new one,
@@ -42,6 +45,9 @@ func BenchmarkCommitCheckpoint(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
+	if cpu := threadCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "commits/cpu-s")
+	}
 }
 
 // The page fixture: 100,000 messages (alternating user messages of one
@@ -76,7 +82,11 @@ func pageFixture(b *testing.B) string {
 		fixture.path = filepath.Join(fixture.dir, "big.db")
 		start := time.Now()
 		fixture.err = buildFixture(fixture.path)
-		b.Logf("fixture: %d messages in %v", fixtureMessages, time.Since(start).Round(time.Millisecond))
+		var size int64
+		if fi, err := os.Stat(fixture.path); err == nil {
+			size = fi.Size()
+		}
+		b.Logf("fixture: %d messages, %d MB, built in %v", fixtureMessages, size>>20, time.Since(start).Round(time.Millisecond))
 	})
 	if fixture.err != nil {
 		b.Fatal(fixture.err)
@@ -165,17 +175,22 @@ func buildFixture(path string) error {
 	})
 }
 
-// reportLatency reports p50 and p99 of the iterations in microseconds.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
+// reportLatency reports p50 and p99 of the iterations in microseconds,
+// of wall time and (if measured) of the thread's CPU time.
+func reportLatency(b *testing.B, lat, cpu []time.Duration) {
+	pct := func(d []time.Duration, p float64) float64 {
+		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Nanoseconds()) / 1e3
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Nanoseconds()) / 1e3
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		b.ReportMetric(pct(lat, 0.50), "p50-µs")
+		b.ReportMetric(pct(lat, 0.99), "p99-µs")
 	}
-	b.ReportMetric(pct(0.50), "p50-µs")
-	b.ReportMetric(pct(0.99), "p99-µs")
+	if len(cpu) > 0 && cpu[len(cpu)-1] > 0 {
+		slices.Sort(cpu)
+		b.ReportMetric(pct(cpu, 0.50), "p50-cpu-µs")
+		b.ReportMetric(pct(cpu, 0.99), "p99-cpu-µs")
+	}
 }
 
 // beforeFor spreads the pages over the whole history (deterministically),
@@ -228,11 +243,26 @@ func BenchmarkMessagesPage50UnderWriter(b *testing.B) {
 
 func openFixture(b *testing.B) *Store {
 	path := pageFixture(b)
-	s, err := Open(context.Background(), path, Options{Logger: quietLogger()})
+	s, err := Open(context.Background(), path, Options{ReadConns: benchReadConns, Logger: quietLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
+	// Warm up: touch every page once through the connection the pool will
+	// hand out next (LIFO), so the figures are the steady state of a
+	// running server. A cold first read of a random old page costs about
+	// twice as much (page faults of the memory map).
+	err = s.read(context.Background(), func(c *conn) error {
+		st, err := c.query(`SELECT (SELECT sum(length(body)) FROM parts), (SELECT sum(part_count) FROM messages)`)
+		if err != nil {
+			return err
+		}
+		st.Step()
+		return done(st)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 	return s
 }
 
@@ -240,13 +270,17 @@ func benchPages(b *testing.B, s *Store) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	lat := make([]time.Duration, 0, b.N)
+	cpu := make([]time.Duration, 0, b.N)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		q := PageQuery{Limit: 50, BeforeSequence: beforeFor(rng)}
-		t0 := time.Now()
+		t0, c0 := time.Now(), threadCPU()
 		p, err := s.Messages(ctx, fixtureSession, q)
 		lat = append(lat, time.Since(t0))
+		cpu = append(cpu, threadCPU()-c0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -255,7 +289,7 @@ func benchPages(b *testing.B, s *Store) {
 		}
 	}
 	b.StopTimer()
-	reportLatency(b, lat)
+	reportLatency(b, lat, cpu)
 }
 
 // BenchmarkBaselineSelect1 is one bare read round trip through the same
@@ -282,7 +316,7 @@ func BenchmarkBaselineSelect1(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportLatency(b, lat)
+	reportLatency(b, lat, nil)
 }
 
 // BenchmarkBaselinePage50DatabaseSQL reads the same pages through
@@ -303,6 +337,9 @@ func BenchmarkBaselinePage50DatabaseSQL(b *testing.B) {
 		b.Fatal(err)
 	}
 	lat := make([]time.Duration, 0, b.N)
+	cpu := make([]time.Duration, 0, b.N)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -310,9 +347,10 @@ func BenchmarkBaselinePage50DatabaseSQL(b *testing.B) {
 		if before == 0 {
 			before = head + 1
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), threadCPU()
 		items, err := sqlPage(ctx, db, codec, sid, before)
 		lat = append(lat, time.Since(t0))
+		cpu = append(cpu, threadCPU()-c0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -321,7 +359,7 @@ func BenchmarkBaselinePage50DatabaseSQL(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportLatency(b, lat)
+	reportLatency(b, lat, cpu)
 }
 
 func sqlPage(ctx context.Context, db *sql.DB, codec *partCodec, sid, before int64) ([]synccore.Message, error) {
@@ -377,3 +415,5 @@ func sqlPage(ctx context.Context, db *sql.DB, codec *partCodec, sid, before int6
 	}
 	return items, rows.Err()
 }
+
+var benchReadConns = 4

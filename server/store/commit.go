@@ -12,25 +12,21 @@ import (
 // kept). A new message must have sequence = head + 1 and revision 1; an
 // existing one must have revision = stored + 1 and must not be done. Any
 // violation returns a typed *synccore.Error and nothing of the batch is
-// written. A zero CreatedAt of a new message is set to now, in msgs itself,
-// so the caller publishes exactly what was stored.
+// written. CreatedAt is the store's: a new message's zero CreatedAt becomes
+// now and an existing message keeps its stored one; both are written back
+// into msgs so the caller publishes exactly what was stored.
 func (s *Store) Commit(ctx context.Context, sessionID string, msgs []synccore.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	now := nowMillis()
-	for i := range msgs {
-		if msgs[i].CreatedAt == 0 {
-			msgs[i].CreatedAt = now
-		}
-	}
 	return s.write(ctx, func(c *conn) error {
 		sess, err := lookupSession(c, sessionID)
 		if err != nil {
 			return err
 		}
 		for i := range msgs {
-			if err := commitMessage(c, &sess, sessionID, &msgs[i]); err != nil {
+			if err := commitMessage(c, &sess, sessionID, &msgs[i], now); err != nil {
 				return err
 			}
 		}
@@ -46,6 +42,7 @@ type storedHeader struct {
 	role       synccore.Role
 	state      synccore.MessageState
 	visibility synccore.Visibility
+	createdAt  int64
 	partCount  int64
 }
 
@@ -55,7 +52,7 @@ func (h storedHeader) done() bool {
 
 // commitMessage validates and writes one message inside the caller's
 // transaction, advancing sess for a new message.
-func commitMessage(c *conn, sess *sessionRow, sessionID string, m *synccore.Message) error {
+func commitMessage(c *conn, sess *sessionRow, sessionID string, m *synccore.Message, now int64) error {
 	if err := validateHeader(sessionID, m); err != nil {
 		return err
 	}
@@ -72,8 +69,14 @@ func commitMessage(c *conn, sess *sessionRow, sessionID string, m *synccore.Mess
 			return synccore.Errorf(synccore.CodeInvalidMessage,
 				"new message %q has revision %d, want 1", m.MessageID, m.Revision)
 		}
-	} else if err := checkUpdate(old, m); err != nil {
-		return err
+		if m.CreatedAt == 0 {
+			m.CreatedAt = now
+		}
+	} else {
+		if err := checkUpdate(old, m); err != nil {
+			return err
+		}
+		m.CreatedAt = old.createdAt
 	}
 
 	count, err := upsertParts(c, sess.sid, m, old.partCount, found)
@@ -156,7 +159,7 @@ func checkUpdate(old storedHeader, m *synccore.Message) error {
 }
 
 func lookupHeader(c *conn, sid int64, messageID string) (storedHeader, bool, error) {
-	st, err := c.query(`SELECT sequence, revision, role, state, visibility, part_count
+	st, err := c.query(`SELECT sequence, revision, role, state, visibility, part_count, created_at
 		FROM messages WHERE sid = ? AND message_id = ?`, sid, messageID)
 	if err != nil {
 		return storedHeader{}, false, err
@@ -171,6 +174,7 @@ func lookupHeader(c *conn, sid int64, messageID string) (storedHeader, bool, err
 			state:      synccore.MessageState(st.ColumnText(3)),
 			visibility: synccore.Visibility(st.ColumnText(4)),
 			partCount:  st.ColumnInt64(5),
+			createdAt:  st.ColumnInt64(6),
 		}
 	}
 	return h, found, done(st)

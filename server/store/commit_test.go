@@ -239,6 +239,19 @@ func TestCommitFillsCreatedAt(t *testing.T) {
 	if m.CreatedAt != msgs[0].CreatedAt {
 		t.Fatalf("stored created_at %d, caller has %d", m.CreatedAt, msgs[0].CreatedAt)
 	}
+
+	// An update keeps the stored created_at, whatever the caller sent.
+	a := agentMsg("s", 2)
+	mustCommit(t, s, "s", a)
+	a.Revision, a.CreatedAt = 2, 0
+	upd := []synccore.Message{a}
+	mustCommit(t, s, "s", upd...)
+	if upd[0].CreatedAt != 1_700_000_000_002 {
+		t.Fatalf("update changed created_at to %d", upd[0].CreatedAt)
+	}
+	if got, _ := s.Message(context.Background(), "s", "msg-2"); got.CreatedAt != 1_700_000_000_002 {
+		t.Fatalf("stored created_at changed to %d", got.CreatedAt)
+	}
 }
 
 func TestCommitCancelledContext(t *testing.T) {

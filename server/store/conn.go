@@ -24,7 +24,7 @@ type conn struct {
 }
 
 // openConn opens path and applies the per-connection pragmas.
-func openConn(ctx context.Context, path string, reader bool) (*conn, error) {
+func openConn(path string, reader bool) (*conn, error) {
 	// No OPEN_URI: the path is a plain file name, never parsed as a URI.
 	db, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
 	if err != nil {

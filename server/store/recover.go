@@ -68,7 +68,7 @@ func (s *Store) RecoverStreaming(ctx context.Context, mkErr func(m synccore.Mess
 			// Commit only the changed parts: the others are kept.
 			delta := m
 			delta.Parts = changed
-			if err := commitMessage(c, &sess, r.sessionID, &delta); err != nil {
+			if err := commitMessage(c, &sess, r.sessionID, &delta, m.CreatedAt); err != nil {
 				return err
 			}
 			if err := c.exec(`UPDATE sessions SET updated_at = ? WHERE sid = ?`, nowMillis(), sess.sid); err != nil {

@@ -1,10 +1,23 @@
 // Package store keeps agent sessions in SQLite: sessions, their ordered
 // messages and the parts of each message (as msgpack blobs).
 //
-// One writer connection (behind a one-slot semaphore) does every write
-// transaction; a small pool of reader connections serves reads, each in one
-// read transaction so a page is a stable snapshot. WAL lets readers and the
-// writer run at the same time.
+// One writer connection does every write transaction; a small LIFO pool of
+// reader connections serves reads, each in one read transaction so a page
+// is a stable snapshot. WAL lets readers and the writer run at the same time.
+//
+// Invariants the store enforces on every commit (typed *synccore.Error
+// otherwise, and nothing of the batch is written):
+//   - message sequences are per session, 1, 2, 3... without gaps (internal
+//     messages included); a new message takes head + 1 at revision 1;
+//   - a stored message's revision grows by exactly one per commit, and a
+//     done message (every user message, a closed agent message) never
+//     changes again; its sequence, role and visibility never change;
+//   - part ids are unique in a message, part sequences are 1, 2, 3... and a
+//     part keeps its sequence forever; parts not given in a commit are kept.
+//
+// Part bodies are msgpack blobs of synccore.Part, decoded by a hand-written
+// decoder (partdecode.go). The schema lives in schema.go as numbered
+// migrations.
 package store
 
 import (
@@ -31,8 +44,8 @@ type Options struct {
 // concurrent use.
 type Store struct {
 	log     *slog.Logger
-	writer  chan *conn // one slot: holding the conn is holding the write lock
-	readers chan *conn
+	writer  *pool // one conn: holding it is holding the write lock
+	readers *pool
 	all     []*conn
 	commits atomic.Int64
 
@@ -75,28 +88,31 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		log:     opts.Logger.With("component", "store"),
-		writer:  make(chan *conn, 1),
-		readers: make(chan *conn, opts.ReadConns),
+		writer:  newPool(1),
+		readers: newPool(opts.ReadConns),
 		closed:  make(chan struct{}),
 	}
-	w, err := openConn(ctx, path, false)
+	w, err := openConn(path, false)
 	if err != nil {
 		return nil, err
 	}
 	s.all = append(s.all, w)
-	if err := migrate(ctx, w); err != nil {
+	w.db.SetInterrupt(ctx) // a cancelled ctx stops a long migration
+	err = migrate(ctx, w)
+	w.db.SetInterrupt(context.Background())
+	if err != nil {
 		s.closeAll()
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
-	s.writer <- w
+	s.writer.put(w)
 	for range opts.ReadConns {
-		r, err := openConn(ctx, path, true)
+		r, err := openConn(path, true)
 		if err != nil {
 			s.closeAll()
 			return nil, err
 		}
 		s.all = append(s.all, r)
-		s.readers <- r
+		s.readers.put(r)
 	}
 	s.log.Debug("store opened", "path", path, "read_conns", opts.ReadConns, "schema_version", len(migrations))
 	return s, nil
@@ -107,15 +123,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		w := <-s.writer
+		w := s.writer.drain()[0]
 		// Keep the planner's statistics fresh for the next Open; cheap
 		// when nothing changed.
 		if err := w.db.Exec(`PRAGMA optimize`); err != nil {
 			s.log.Warn("pragma optimize failed", "err", err)
 		}
-		for range cap(s.readers) {
-			<-s.readers
-		}
+		s.readers.drain()
 		s.closeErr = s.closeAll()
 	})
 	return s.closeErr
@@ -134,36 +148,34 @@ func (s *Store) closeAll() error {
 // CommitCount returns how many write transactions were committed since Open.
 func (s *Store) CommitCount() int64 { return s.commits.Load() }
 
-var errClosed = synccore.Errorf(synccore.CodeClosed, "store is closed")
+// errClosed is a fresh error each time: callers may keep or change it.
+func errClosed() error { return synccore.Errorf(synccore.CodeClosed, "store is closed") }
 
-// acquire takes a conn from pool, honouring ctx and Close.
-func (s *Store) acquire(ctx context.Context, pool chan *conn) (*conn, error) {
+// acquire takes a conn from p, honouring ctx and Close.
+func (s *Store) acquire(ctx context.Context, p *pool) (*conn, error) {
 	select {
 	case <-s.closed:
-		return nil, errClosed
+		return nil, errClosed()
 	default:
 	}
-	select {
-	case c := <-pool:
-		// Close may have won the race while we waited: give the conn back.
-		select {
-		case <-s.closed:
-			pool <- c
-			return nil, errClosed
-		default:
-		}
-		c.db.SetInterrupt(ctx)
-		return c, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-s.closed:
-		return nil, errClosed
+	c, err := p.get(ctx, s.closed)
+	if err != nil {
+		return nil, err
 	}
+	// Close may have won the race while we waited: give the conn back.
+	select {
+	case <-s.closed:
+		p.put(c)
+		return nil, errClosed()
+	default:
+	}
+	c.db.SetInterrupt(ctx)
+	return c, nil
 }
 
-func (s *Store) release(pool chan *conn, c *conn) {
+func (s *Store) release(p *pool, c *conn) {
 	c.db.SetInterrupt(context.Background())
-	pool <- c
+	p.put(c)
 }
 
 // write runs fn in one IMMEDIATE transaction on the writer connection. An

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -9,12 +11,17 @@ import (
 // changes nothing; a bad frame inside a frames event breaks the stream,
 // which resynchronises and reports the error.
 
+// mustMsgpack encodes v with sorted map keys, so the traces come out the
+// same on every run.
 func mustMsgpack(v any) []byte {
-	b, err := msgpack.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return b
+	return buf.Bytes()
 }
 
 // goodThenBad is a WebSocket message of two frames: a valid delta, then a

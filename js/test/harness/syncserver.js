@@ -1,6 +1,7 @@
 // Builds and starts the real reference server on 127.0.0.1 for the tests.
 
 import { execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ let built = null;
 export function buildServer() {
   built ??= (async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-js-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const bin = path.join(dir, 'syncserver');
     await exec('go', ['build', '-o', bin, './server/cmd/syncserver'], { cwd: repoDir, maxBuffer: 1 << 24 });
     return bin;

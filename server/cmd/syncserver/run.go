@@ -123,6 +123,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			WASM:           module.Wasm,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -97,12 +97,16 @@ async function open(id) {
   if (current?.id === id) return;
   const gen = ++openGen;
   closeCurrent();
+  ui.banner.hidden = true;
   sessions.setActive(id);
   messages.clear();
-  setText(ui.title, id ? `Session ${shortId(id)}` : 'No session');
+  ui.older.hidden = true;
+  if (id) ui.title.replaceChildren(el('span', { class: 'wide-only', text: 'Session ' }), shortId(id));
+  else setText(ui.title, 'No session');
   ui.title.title = id;
   setText(ui.sub, '');
   setComposerEnabled(false);
+  $('include-internal').checked = false; // each session opens without them
   renderEmpty(true);
   if (!id) {
     setStatus('idle');
@@ -110,6 +114,15 @@ async function open(id) {
   }
 
   setStatus('connecting');
+  if (!(await sessions.exists(id))) {
+    if (gen === openGen) {
+      setStatus('closed');
+      showBanner('bad', `There is no session ${id} on this server. Start a new one.`);
+      $('start').hidden = false;
+    }
+    return;
+  }
+  if (gen !== openGen) return;
   let session;
   try {
     // wait:false: render at once and show the status as it goes;
@@ -194,8 +207,13 @@ function firstVisibleMessage() {
   return null;
 }
 
+// The empty state invites to start a session when none is open (on a phone
+// the sidebar's button is hidden), and to pick a scenario in a new one.
 function renderEmpty(show) {
   ui.empty.hidden = !show;
+  const none = !current && location.hash.length <= 1;
+  $('start').hidden = !none;
+  setText($('empty-title'), none ? 'Start a session with the scripted agent' : 'Talk to the scripted agent');
 }
 
 function renderOlder(view) {
@@ -217,7 +235,7 @@ function renderComposer(view) {
     // Attribute writes invalidate style even when the value is the same:
     // during a stream this runs every frame, so only write on change.
     ui.composer.dataset.running = flag;
-    ui.input.placeholder = running ? 'Steer the running turn…' : 'Message the agent…';
+    ui.input.placeholder = running ? 'Steer the turn…' : 'Message the agent…';
   }
 }
 
@@ -389,6 +407,21 @@ ui.approvalMode.addEventListener('change', async () => {
   }
 });
 
+// The settings menu closes on any click outside it, as menus do.
+document.addEventListener('click', (e) => {
+  if (ui.settings.open && !ui.settings.contains(e.target)) ui.settings.open = false;
+});
+
+// Internal messages (recovery prompts, audit) are hidden by default; the
+// core re-reads the snapshot with them when this is switched.
+$('include-internal').addEventListener('change', async (e) => {
+  try {
+    await requireSession().setIncludeInternal(e.target.checked);
+  } catch (err) {
+    toast(`Could not switch internal messages: ${err?.message ?? err}`, 'bad');
+  }
+});
+
 ui.modelForm.addEventListener('submit', async (e) => {
   e.preventDefault();
   const model = ui.model.value.trim();
@@ -414,7 +447,7 @@ function setSidebar(open) {
 $('toggle-sidebar').addEventListener('click', () => setSidebar(!ui.app.classList.contains('sidebar-open')));
 $('scrim').addEventListener('click', () => setSidebar(false));
 
-$('new-session').addEventListener('click', async (e) => {
+async function newSession(e) {
   const btn = e.currentTarget;
   btn.disabled = true;
   try {
@@ -425,7 +458,9 @@ $('new-session').addEventListener('click', async (e) => {
   } finally {
     btn.disabled = false;
   }
-});
+}
+$('new-session').addEventListener('click', newSession);
+$('start').addEventListener('click', newSession);
 
 function route() {
   const id = decodeURIComponent(location.hash.replace(/^#/, ''));

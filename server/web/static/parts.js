@@ -160,7 +160,7 @@ class ToolView extends Base {
     const [label, tone] = TOOL_STATES[part.state] ?? [part.state ?? 'unknown', 'pending'];
     // The approval step only applies to calls gated by an approval.
     const gated = part.state === 'awaiting-approval' || part.state === 'output-denied' ||
-      (msg?.parts ?? []).some((p) => p.type === 'interaction' && p.request?.tool_call_id === part.tool_call_id);
+      (msg?.parts ?? []).some((p) => p.type === 'interaction' && p.request?.kind === 'approval' && p.request?.tool_call_id === part.tool_call_id);
     this.el.dataset.state = part.state ?? '';
     setText(this.name, part.tool_name || 'tool');
     setText(this.callId, part.tool_call_id ?? '');
@@ -413,6 +413,9 @@ class ErrorView extends Base {
 
   render(part) {
     setText(this.code, part.code || 'error');
+    // A stop the user asked for is recorded as an error part, but it is no
+    // failure: show it quietly.
+    toggle(this.el, 'soft', part.code === 'stopped' || part.code === 'cancelled');
     setText(this.message, part.message ?? '');
     const scope = part.scope ? `${part.scope} error` : 'error';
     setText(this.meta, `${scope} · ${part.recoverable ? 'recoverable' : 'not recoverable'}`);

@@ -53,6 +53,21 @@ export class Sessions {
     return created.session_id;
   }
 
+  /**
+   * exists tells whether the server knows the session (a mistyped or stale
+   * link would otherwise make the page retry a 404 forever). Any answer but
+   * a 404 counts as "exists": the sync core handles the rest.
+   */
+  async exists(id) {
+    const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    try {
+      const res = await fetch(`${this.base}/v1/sessions/${encodeURIComponent(id)}/messages?limit=1`, { headers });
+      return res.status !== 404;
+    } catch {
+      return true;
+    }
+  }
+
   setActive(id) {
     this.active = id;
     for (const li of this.list.children) li.classList.toggle('active', li.dataset.sessionId === id);
