@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/wasm/module"
@@ -36,6 +37,11 @@ type Runtime struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	stderr   io.Writer
+
+	// spare is the instance NewRuntime started to check the module, kept
+	// for the first core: a process's first start pays one instance, not two.
+	mu    sync.Mutex
+	spare *instance
 }
 
 // NewRuntime compiles the module (or loads it from the compilation cache)
@@ -68,12 +74,12 @@ func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 	}
 	// One instance proves the module starts and speaks our ABI, so a wrong
 	// module fails here rather than on the first event.
-	inst, err := r.instantiate(ctx)
+	inst, err := r.start(ctx)
 	if err != nil {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
-	_ = inst.close(ctx)
+	r.spare = inst
 	return r, nil
 }
 
@@ -111,9 +117,22 @@ type instance struct {
 	stack                                                    []uint64
 }
 
-// instantiate starts a new anonymous instance (_initialize runs the Go
-// runtime's initialisation) and checks agentsync_abi_version.
+// instantiate returns a new instance: the spare if it is there, else a
+// freshly started one.
 func (r *Runtime) instantiate(ctx context.Context) (*instance, error) {
+	r.mu.Lock()
+	inst := r.spare
+	r.spare = nil
+	r.mu.Unlock()
+	if inst != nil {
+		return inst, nil
+	}
+	return r.start(ctx)
+}
+
+// start starts a new anonymous instance (_initialize runs the Go runtime's
+// initialisation) and checks agentsync_abi_version.
+func (r *Runtime) start(ctx context.Context) (*instance, error) {
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: any number of instances side by side
 		WithStartFunctions("_initialize").

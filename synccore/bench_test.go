@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -48,10 +49,12 @@ func BenchmarkApplyDelta(b *testing.B) {
 			raw, _ := deltaEvents(b.N, size, true)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := cpuNow()
 			for i := range b.N {
 				c.HandleBytes(raw[i])
 			}
 			b.StopTimer()
+			reportCPU(b, cpu)
 			if got := c.byID["m1"].textLen(0); got != size+b.N*len(deltaText) {
 				b.Fatalf("text length %d", got)
 			}
@@ -61,12 +64,14 @@ func BenchmarkApplyDelta(b *testing.B) {
 			_, evs := deltaEvents(b.N, size, false)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := cpuNow()
 			for i := range b.N {
 				if _, err := c.Handle(evs[i]); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
+			reportCPU(b, cpu)
 			if got := c.byID["m1"].textLen(0); got != size+b.N*len(deltaText) {
 				b.Fatalf("text length %d", got)
 			}
@@ -76,12 +81,14 @@ func BenchmarkApplyDelta(b *testing.B) {
 		raw := EncodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 1024, Text: deltaText}})
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu := cpuNow()
 		for range b.N {
 			var fs []Frame
 			if err := msgpack.Unmarshal(raw, &fs); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 }
 
@@ -105,6 +112,8 @@ func BenchmarkSnapshotPage200(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuNow()
+	defer reportCPU(b, cpu)
 	for range b.N {
 		// A fresh client each time; start and hello cost about 1 µs of the total.
 		c := NewClient(Options{})
@@ -133,10 +142,20 @@ func BenchmarkSnapshotPage200Generic(b *testing.B) {
 	page := EncodePage(MessagePage{Items: items, Total: 200, StartSequence: 1, EndSequence: 200})
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
+	cpu := cpuNow()
+	defer reportCPU(b, cpu)
 	for range b.N {
 		var p MessagePage
 		if err := msgpack.Unmarshal(page, &p); err != nil || len(p.Items) != 200 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// reportCPU adds the CPU time per operation since start (0 where the
+// platform cannot tell).
+func reportCPU(b *testing.B, start time.Duration) {
+	if d := cpuNow() - start; start > 0 && d > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

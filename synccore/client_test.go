@@ -62,3 +62,18 @@ func TestOverlappingPagesNoDuplicates(t *testing.T) {
 		t.Fatalf("window %+v", v.Messages)
 	}
 }
+
+func TestDuplicateIDInOnePage(t *testing.T) {
+	dup := []Message{userMsg("m1", 1, "a"), userMsg("m1", 2, "b"), userMsg("m3", 3, "c")}
+	c := liveClient(t, dup...)
+	if v := c.View(); len(v.Messages) != 2 {
+		t.Fatalf("window %+v", v.Messages)
+	}
+	mustHandle(t, c, Event{Type: EvConnectionLost})
+	mustHandle(t, c, Event{Type: EvTimerFired, TimerID: c.timer})
+	mustHandle(t, c, framesEvent(Frame{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s1"}))
+	mustHandle(t, c, pageEvent(c.headReq, MessagePage{Items: append(dup, userMsg("m4", 4, "d")), Total: 4}))
+	if v := c.View(); len(v.Messages) != 3 {
+		t.Fatalf("window after re-read %+v", v.Messages)
+	}
+}

@@ -35,6 +35,12 @@ func TestOutputMatchesLibrary(t *testing.T) {
 			{Type: CmdOpenSubscription, SessionID: string(bytes.Repeat([]byte("x"), 70000))},
 		}},
 		{Commands: []Command{}, Error: &Error{Code: CodeMalformed, Message: "bad"}},
+		{Commands: []Command{
+			{Type: CmdStatus, Status: StatusBackoff, Reason: string(bytes.Repeat([]byte("r"), 40))},
+			{Type: CmdStatus, Status: StatusBackoff, Reason: string(bytes.Repeat([]byte("r"), 300))},
+			{Type: CmdRender, MessageIDs: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q"}},
+			{Type: CmdSetTimer, TimerID: 1<<32 + 1, DelayMs: -5},
+		}, Error: &Error{Code: CodeInternal, Message: string(bytes.Repeat([]byte("m"), 70000))}},
 	}
 	for i, o := range outs {
 		if got, want := EncodeOutput(o), libEncode(t, &o); !bytes.Equal(got, want) {

@@ -13,6 +13,7 @@ type entry struct {
 	tails     [][]byte // per part, text appended by deltas since its Text was built (grown lazily)
 	committed int      // how many leading parts belong to the committed revision
 	mark      uint64   // the event generation that last marked it changed
+	placed    uint64   // the event generation that last placed it in a merged window
 }
 
 // text returns part i's text. Deltas since the last read are folded into

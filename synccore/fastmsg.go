@@ -46,6 +46,24 @@ func (r *reader) fastString() (string, bool) {
 	return string(b), true
 }
 
+// sharedString is fastString for a field whose values repeat across a
+// page: each distinct value is allocated once per page.
+func (r *reader) sharedString() (string, bool) {
+	if r.shared == nil || r.i >= len(r.b) || r.b[r.i]&0xe0 != 0xa0 {
+		return r.fastString() // only short strings (fixstr) are shared
+	}
+	b, ok := r.str()
+	if !ok {
+		return "", false
+	}
+	if s, ok := r.shared[string(b)]; ok {
+		return s, true
+	}
+	s := string(b)
+	r.shared[s] = s
+	return s, true
+}
+
 func (r *reader) fastBool() (bool, bool) {
 	c, ok := r.byte1()
 	switch {
@@ -251,7 +269,12 @@ func (r *reader) fastPart(p *Part) bool {
 			continue
 		}
 		if s != nil {
-			if *s, ok = r.fastString(); !ok {
+			if s == &p.StepID || s == &p.PartID || s == &p.ToolName || s == &p.State {
+				*s, ok = r.sharedString()
+			} else {
+				*s, ok = r.fastString()
+			}
+			if !ok {
 				return false
 			}
 		} else if *a, ok = r.fastAny(0); !ok {
@@ -291,7 +314,12 @@ func (r *reader) fastMessage(m *Message) bool {
 				}
 			}
 		case "message_id", "session_id", "role", "state", "turn_id", "visibility":
-			if s, ok = r.fastString(); ok {
+			if string(k) == "message_id" {
+				s, ok = r.fastString()
+			} else {
+				s, ok = r.sharedString()
+			}
+			if ok {
 				switch string(k) {
 				case "message_id":
 					m.MessageID = s
@@ -319,7 +347,7 @@ func (r *reader) fastMessage(m *Message) bool {
 
 // fastPage reads a whole MessagePage; false means "use the generic decoder".
 func fastPage(b []byte, p *MessagePage) bool {
-	r := reader{b: b}
+	r := reader{b: b, shared: make(map[string]string, 16)}
 	n, ok := r.mapHeader()
 	if !ok {
 		return false

@@ -1,6 +1,9 @@
 package synccore
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // TestHotPathTaken: the frames event of a delta goes through the
 // reflection-free reader, not the generic decoder.
@@ -50,5 +53,33 @@ func TestDeltaAllocs(t *testing.T) {
 		if c.status != StatusLive || c.byID["m1"].textLen(0) != int(off) {
 			t.Fatalf("deltas not applied: %s", c.status)
 		}
+	}
+}
+
+// TestDeltaCostFlat: the bytes allocated per delta do not grow with the
+// text already held (no per-delta copy of the part), 1 KB against 10 MB.
+func TestDeltaCostFlat(t *testing.T) {
+	perDelta := func(size int) float64 {
+		c := liveClient(t, agentMsg("m1", 1, 1, MessageStreaming, textPart("p1", 1, StateStreaming, string(make([]byte, size)))))
+		const n = 2000
+		raws := make([][]byte, n)
+		for i := range raws {
+			raws[i] = EncodeEvent(Event{Type: EvFrames, Data: EncodeFrames([]Frame{{Seq: uint64(i + 2), Kind: FrameDelta,
+				MessageID: "m1", Revision: 1, PartID: "p1", Offset: int64(size + 12*i), Text: "lorem ipsum "}})})
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, r := range raws {
+			c.HandleBytes(r)
+		}
+		runtime.ReadMemStats(&after)
+		if c.byID["m1"].textLen(0) != size+12*n {
+			t.Fatalf("deltas not applied")
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / n
+	}
+	small, big := perDelta(1<<10), perDelta(10<<20)
+	if big > 1.3*small+16 {
+		t.Fatalf("bytes per delta: %.0f at 10 MB vs %.0f at 1 KB", big, small)
 	}
 }

@@ -99,7 +99,9 @@ func (c *Client) applySnapshot() {
 	for i := len(pages) - 1; i >= 0; i-- {
 		items = append(items, pages[i].Items...)
 	}
-	items = uniqueBySequence(items)
+	if len(pages) > 1 {
+		items = uniqueBySequence(items) // pages read at different times may overlap
+	}
 	head, oldest := pages[0], pages[len(pages)-1]
 	c.total = head.Total
 
@@ -108,6 +110,9 @@ func (c *Client) applySnapshot() {
 		c.win, c.byID = make([]*entry, 0, len(items)), make(map[string]*entry, len(items))
 		for i := range items {
 			m := &items[i]
+			if c.byID[m.MessageID] != nil {
+				continue // an id twice in one page: a server bug, kept once
+			}
 			e := old[m.MessageID]
 			if e == nil || e.meta.Revision < m.Revision {
 				e = newEntry(m)
@@ -144,6 +149,9 @@ func (c *Client) applySnapshot() {
 			rest = rest[1:]
 		}
 		e := c.byID[m.MessageID]
+		if e != nil && e.placed == c.gen {
+			continue // an id twice in one page: a server bug, kept once
+		}
 		switch {
 		case e == nil:
 			e = newEntry(m)
@@ -156,6 +164,7 @@ func (c *Client) applySnapshot() {
 		if len(rest) > 0 && rest[0] == e {
 			rest = rest[1:]
 		}
+		e.placed = c.gen
 		win = append(win, e)
 	}
 	win = append(win, rest...)

@@ -122,6 +122,9 @@ func appendFloat64(b []byte, f float64) []byte {
 type reader struct {
 	b []byte
 	i int
+	// shared interns values that repeat across the messages of a page
+	// (session, turn and step ids, tool names); nil outside pages.
+	shared map[string]string
 }
 
 func (r *reader) done() bool { return r.i >= len(r.b) }

@@ -74,13 +74,10 @@ func alloc(size int32) (ptr int32) {
 	}
 	// Reuse the buffer when it is big enough: a stream of small frames then
 	// allocates nothing. The core copies what it keeps out of its input.
-	if int(size) > cap(input) {
+	if int(size) > cap(input) || cap(input) == 0 {
 		input = make([]byte, size, max(int(size), 4096))
 	}
 	input = input[:size]
-	if cap(input) == 0 {
-		return 0
-	}
 	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(input[:1]))))
 }
 

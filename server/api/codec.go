@@ -78,42 +78,37 @@ func encodeWire(v any) (w *wire, ok bool, err error) {
 
 // writeValue answers status with v encoded as msgpack or JSON.
 func (a *api) writeValue(w http.ResponseWriter, r *http.Request, status int, v any) {
-	if wantsMsgpack(r) {
-		if body, ok, err := encodeWire(v); ok {
-			if err != nil {
-				a.encodeFailed(w, r, err)
-				return
-			}
-			defer wirePool.Put(body)
-			h := w.Header()
-			h.Set("Content-Type", contentMsgpack)
-			h.Set("Content-Length", strconv.Itoa(len(body.b)))
-			w.WriteHeader(status)
-			_, _ = w.Write(body.b)
-			return
-		}
-		b := msgpackPool.Get().(*msgpackBuf)
-		defer msgpackPool.Put(b)
-		b.buf.Reset()
-		if err := b.enc.Encode(v); err != nil {
+	if !wantsMsgpack(r) {
+		body, err := json.Marshal(v)
+		if err != nil {
 			a.encodeFailed(w, r, err)
 			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", contentMsgpack)
-		h.Set("Content-Length", strconv.Itoa(b.buf.Len()))
-		w.WriteHeader(status)
-		_, _ = w.Write(b.buf.Bytes())
+		writeBody(w, status, contentJSON, append(body, '\n'))
 		return
 	}
-	body, err := json.Marshal(v)
-	if err != nil {
+	if fast, ok, err := encodeWire(v); ok {
+		defer wirePool.Put(fast)
+		if err != nil {
+			a.encodeFailed(w, r, err)
+			return
+		}
+		writeBody(w, status, contentMsgpack, fast.b)
+		return
+	}
+	b := msgpackPool.Get().(*msgpackBuf)
+	defer msgpackPool.Put(b)
+	b.buf.Reset()
+	if err := b.enc.Encode(v); err != nil {
 		a.encodeFailed(w, r, err)
 		return
 	}
-	body = append(body, '\n')
+	writeBody(w, status, contentMsgpack, b.buf.Bytes())
+}
+
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentJSON)
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -56,8 +56,11 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		defer cancel() // the peer is gone or closing: stop the writer's Next
 		_ = conn.ReadControl(a.pongWait)
+		// The peer closed, failed or went silent: stop the writer, whether
+		// it waits in Next (cancel) or in a write to a stalled peer (Close).
+		cancel()
+		_ = conn.Close()
 	}()
 	pingerDone := make(chan struct{})
 	go func() {

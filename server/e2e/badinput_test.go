@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,6 +66,20 @@ func TestBadInput(t *testing.T) {
 			}
 			r.expectError(t, c.status, c.code)
 		})
+	}
+
+	// An oversize body without Content-Length (chunked) is cut at the limit.
+	big := `{"parts":[{"type":"text","text":"` + strings.Repeat("y", 2<<20) + `"}]}`
+	req, _ := http.NewRequest("POST", s.URL+msgs, io.NopCloser(strings.NewReader(big)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if req.ContentLength != 0 || resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), `"too_large"`) {
+		t.Fatalf("chunked oversize body: length %d, %d %s", req.ContentLength, resp.StatusCode, body)
 	}
 
 	// A msgpack client gets its errors in msgpack.

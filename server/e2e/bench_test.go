@@ -107,7 +107,7 @@ func benchFanout(b *testing.B, subs int) {
 			}
 			// Read into one reused buffer: ReadMessage's io.ReadAll
 			// allocation was the clients' main cost, not the server's.
-			buf := make([]byte, 0, 1<<20)
+			buf := make([]byte, 0, 64<<10)
 			for {
 				_, r, err := c.NextReader()
 				if err != nil {

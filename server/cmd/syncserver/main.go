@@ -1,5 +1,15 @@
 // Command syncserver is the agentsync reference server: sessions in
-// SQLite, the scripted model, the HTTP/WebSocket API and the demo page.
+// SQLite, the scripted model, the HTTP/WebSocket API (docs/protocol.md)
+// and the demo page at "/".
+//
+//	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db] [-speed 15ms]
+//	           [-token SECRET] [-origins http://localhost:5173,...] [-log-level info]
+//
+// -speed is the scripted model's delay per streamed delta (0: full speed).
+// With -token every API request needs "Authorization: Bearer SECRET" (or
+// ?token= on the WebSocket). SIGINT/SIGTERM stop it gracefully: streaming
+// messages are closed with an error part before exit; after a crash the
+// next start does the same before serving.
 package main
 
 import (

@@ -123,3 +123,56 @@ func TestRunFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRunWithTokenAndOrigins(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lineWriter{urls: make(chan string, 1)}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "t.db"),
+			"-token", "tok", "-origins", "http://ui.example", "-log-level", "error"}, out)
+	}()
+	var url string
+	select {
+	case url = <-out.urls:
+	case err := <-errc:
+		t.Fatalf("run: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no listening line")
+	}
+	status := func(hdr ...string) int {
+		req, _ := http.NewRequest("GET", url+"/v1/sessions", nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := status(); st != 401 {
+		t.Fatalf("no token: %d", st)
+	}
+	if st := status("Authorization", "Bearer tok"); st != 200 {
+		t.Fatalf("token: %d", st)
+	}
+	if st := status("Authorization", "Bearer tok", "Origin", "http://ui.example"); st != 200 {
+		t.Fatalf("allowed origin: %d", st)
+	}
+	if st := status("Authorization", "Bearer tok", "Origin", "http://evil.example"); st != 401 {
+		t.Fatalf("other origin: %d", st)
+	}
+	// The demo page itself is public: a browser cannot send the token.
+	resp, err := http.Get(url + "/")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("demo page with a token configured: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}

@@ -145,6 +145,9 @@ async function open(id) {
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
     session.on('error', (err) => console.warn('agentsync:', err)),
+    // The host throws away a core that trapped and re-reads the snapshot
+    // with a fresh one: say so, the view stays whole meanwhile.
+    session.on('rebuild', () => showBanner('warn', 'The sync core restarted after an internal error and is re-reading the snapshot…')),
     session.subscribe(onView),
   );
   onStatus(session.status);

@@ -114,7 +114,7 @@ const TOOL_STATES = {
   'output-denied': ['Denied', 'bad'],
 };
 
-const TOOL_STEPS = ['input', 'approval', 'running', 'result'];
+const TOOL_STEPS = ['Input', 'Approval', 'Running', 'Result'];
 
 function toolStep(state) {
   switch (state) {
@@ -173,8 +173,9 @@ class ToolView extends Base {
       li.className = i < step ? 'done' : i === step ? (failed ? 'current bad' : 'current') : '';
     });
     if (!gated) this.steps[1].className = 'skipped';
-    setText(this.steps[1], gated ? 'approval' : 'no approval');
-    setText(this.steps[3], part.state === 'output-denied' ? 'denied' : part.state === 'output-error' ? 'error' : 'result');
+    if (part.state === 'output-denied') this.steps[2].className = 'skipped'; // it never ran
+    setText(this.steps[1], gated ? 'Approval' : 'No approval');
+    setText(this.steps[3], part.state === 'output-denied' ? 'Denied' : part.state === 'output-error' ? 'Error' : 'Result');
 
     setText(this.input, pretty(part.input) || (part.state === 'input-streaming' ? '…' : '{}'));
     // Show the input while there is nothing else to look at.
