@@ -90,6 +90,14 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	return ts
 }
 
+// with returns a view of the server whose helpers report to t (a fuzz
+// target or subtest must not use its parent's T).
+func (s *testServer) with(t testing.TB) *testServer {
+	c := *s
+	c.t = t
+	return &c
+}
+
 func (s *testServer) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
