@@ -27,14 +27,39 @@ export function rng(seed) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// cond(true) is called once on timeout: what it returns goes in the error.
 async function waitFor(what, cond, timeoutMs) {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const v = await cond();
+    const v = await cond(false);
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > end) {
+      let detail = '';
+      try {
+        detail = await cond(true);
+      } catch (err) {
+        detail = String(err);
+      }
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${typeof detail === 'string' ? `\n${detail}` : ''}`);
+    }
     await sleep(20);
   }
+}
+
+// A readable picture of the view and of the server's head page, for errors.
+async function describe(session) {
+  const brief = (msgs) =>
+    msgs
+      .slice(-4)
+      .map((m) => `  #${m.sequence} r${m.revision} ${m.role} ${m.state ?? ''} [${m.parts.map((p) => `${p.type}:${p.state ?? p.status ?? ''}${p.text !== undefined ? `(${p.text.length})` : ''}`).join(' ')}]`)
+      .join('\n');
+  let server = '';
+  try {
+    server = brief((await session.messages({ limit: 4 })).items);
+  } catch (err) {
+    server = String(err);
+  }
+  return `status ${session.status}, rebuilds ${session.rebuilds}\nview:\n${brief(session.view.messages)}\nserver:\n${server}`;
 }
 
 // PrefixWatch checks that every text a listener sees only ever grows by
@@ -147,13 +172,17 @@ export async function runScenario(o) {
   session.on('error', (e) => errors.push(`${e.code}: ${e.message}`));
   const unsubscribe = session.subscribe((v) => watch.observe(v));
 
-  // Drop the connection at random moments while the turns play.
+  // Drop the connection at random moments while the turns play: mostly
+  // while live (mid-stream), sometimes while still syncing (a page in
+  // flight). Not always while syncing: the backoff only resets after a live
+  // frame, so a socket that never got to live would back off to 30 s.
   let dropping = true;
   let drops = 0;
   const dropper = (async () => {
     while (dropping) {
       await sleep(20 + random() * (o.dropEveryMs ?? 400));
-      if (dropping && session.dropConnection()) drops++;
+      const when = session.status === 'live' || random() < 0.15;
+      if (dropping && when && session.dropConnection()) drops++;
     }
   })();
 
@@ -171,7 +200,8 @@ export async function runScenario(o) {
           if (err.code !== 'conflict') throw err; // the turn had already ended
         }
       }
-      await waitFor(`the reply to "${turn.text}"`, async () => {
+      await waitFor(`the reply to "${turn.text}"`, async (timedOut) => {
+        if (timedOut) return describe(session);
         const msgs = session.view.messages;
         for (const m of msgs) {
           for (const p of m.parts) {

@@ -33,8 +33,12 @@ var suites = []suite{
 	{"./synccore", ".", "1s"},
 	{"./server/store", ".", "300x"},
 	{"./server/fanout", ".", "1s"},
-	{"./server/e2e", ".", "1x"},
-	{"./bindings", ".", "1s"},
+	{"./server/session", ".", "5x"},
+	{"./server/api", "FrameEncoder", "1s"},
+	{"./server/e2e", "Fanout", "3x"},
+	{"./server/e2e", "MessagesHTTP", "1s"},
+	{"./bindings", "ApplyDelta", "20000x"},
+	{"./bindings", "StartWarmCache|NewInstance|ModuleSize", "10x"},
 }
 
 func main() {
@@ -57,6 +61,7 @@ func main() {
 		all = append(all, parseGoBench(bytes.NewReader(out), strings.TrimPrefix(s.Pkg, "./"))...)
 	}
 	all = append(all, runJS()...)
+	all = append(all, moduleSizes("wasm/module/agentsync.wasm")...)
 	printTable(os.Stdout, all)
 }
 
