@@ -536,8 +536,12 @@ export class Session {
     this.flushScheduled = true;
     this.scheduler(() => {
       this.flushScheduled = false;
-      if (this._flush() && this.listeners.size > 0) {
-        const v = this._view;
+      this._flush();
+      // Compare with what listeners last got, not with _flush()'s answer:
+      // a read of session.view in between may already have flushed.
+      const v = this._view;
+      if (v !== this.notifiedView && this.listeners.size > 0) {
+        this.notifiedView = v;
         for (const fn of [...this.listeners]) safeCall(fn, v, this);
       }
     });

@@ -153,3 +153,26 @@ test('a bearer token reaches the API and the WebSocket (?token=)', async () => {
     await guarded.stop();
   }
 });
+
+test('listeners get the final view even when session.view is read in between', async () => {
+  // Reading session.view flushes pending changes; listeners must still be
+  // told about them when the scheduled flush runs (a page that polled the
+  // view once froze mid-stream). The scheduler here runs only when the test
+  // says so, so the read always lands in between.
+  let pending = null;
+  const session = await createSession(server.url, { ...opts(), schedule: (fn) => { pending = fn; } });
+  try {
+    let last = null;
+    session.subscribe((v) => { last = v; });
+    await turn(session, 'scenario:text chars=2000 delta=7'); // turn() reads session.view until done
+    assert.ok(pending, 'a flush was scheduled');
+    pending();
+    const reply = last.messages.at(-1);
+    assert.equal(reply?.role, 'agent', 'the listener saw the reply');
+    assert.equal(reply.state, 'done', 'the listener saw the reply closed');
+    assert.equal(reply.parts.find((p) => p.type === 'text').text.length, 2000);
+    assert.equal(last, session.view, 'the listener holds the current view');
+  } finally {
+    session.close();
+  }
+});
