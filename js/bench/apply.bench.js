@@ -10,7 +10,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { Core } from '../core.js';
-import { encode } from '../msgpack.js';
+import { decode, encode } from '../msgpack.js';
 
 const wasm = process.env.AGENTSYNC_WASM ?? fileURLToPath(new URL('../../wasm/module/agentsync.wasm', import.meta.url));
 const opsArg = process.argv.indexOf('--ops');
@@ -107,10 +107,26 @@ async function refresh(name, size) {
   return { name, ns_per_op: Math.round(ns), text_bytes: size, ops: n };
 }
 
+// The same-run baseline: decoding one delta frame with the package's own
+// msgpack decoder in plain JavaScript, no WebAssembly involved.
+function decodeBaseline(name) {
+  const frame = encode([{ seq: 7, kind: 'delta', message_id: MSG, revision: 1, part_id: PART, offset: 1024, text: 'abcdefghij' }]);
+  let best = Infinity;
+  let sink = 0;
+  for (let r = 0; r <= ROUNDS; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < OPS; i++) sink += decode(frame).length;
+    const ns = Number(process.hrtime.bigint() - t0) / OPS;
+    if (r > 0) best = Math.min(best, ns);
+  }
+  return { name, ns_per_op: Math.round(best), ops: OPS, sink };
+}
+
 // V8 runs the module first in its baseline compiler and tiers hot
 // functions up in the background: one unreported pass lets that finish, or
 // whichever case runs first looks slower.
 await bench('warmup', 1024);
+console.log(JSON.stringify(decodeBaseline('decode_frame_baseline')));
 const small = await bench('apply_delta_1KB', 1024);
 console.log(JSON.stringify(small));
 const large = await bench('apply_delta_10MB', 10 * 1024 * 1024);
