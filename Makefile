@@ -20,10 +20,10 @@ wasm:
 test: vet test-go test-js
 
 vet:
-	$(GO) vet ./... ./testdata/...
+	$(GO) vet ./... ./testdata ./testdata/gen
 
 test-go:
-	$(GO) test -count=1 -timeout 20m ./... ./testdata/...
+	$(GO) test -count=1 -timeout 20m ./... ./testdata ./testdata/gen
 
 test-js: js/node_modules
 	cd js && npm test

@@ -1,0 +1,28 @@
+// The README's JavaScript example, for Node 20 (the same calls work in a
+// browser that imports /js/index.js from the server):
+//
+//   node --experimental-websocket examples/node/quickstart.mjs http://127.0.0.1:8080
+import { createSession } from '../../js/index.js';
+
+const url = process.argv[2] ?? 'http://127.0.0.1:8080';
+const wasm = new URL('../../wasm/module/agentsync.wasm', import.meta.url);
+
+const session = await createSession(url, { wasm, WebSocket: globalThis.WebSocket });
+session.on('status', ({ status }) => console.log('status', status));
+
+const sent = await session.send('scenario:tools');
+const reply = await new Promise((resolve) => {
+  const unsubscribe = session.subscribe((view) => {
+    const last = view.messages.at(-1);
+    if (last && last.sequence > sent.sequence && last.state === 'done') {
+      unsubscribe();
+      resolve(last);
+    }
+  });
+});
+for (const part of reply.parts) {
+  if (part.type === 'tool') console.log(`tool ${part.tool_name}: ${part.state}`);
+  if (part.type === 'text') console.log(`text: ${part.text}`);
+}
+console.log('digest', session.digest());
+session.close();
