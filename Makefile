@@ -40,6 +40,7 @@ bench:
 fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzDecodeFrames -fuzztime 60s
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzHandleBytes -fuzztime 60s
+	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
 	rm -rf data js/node_modules

@@ -49,6 +49,7 @@ func (c *Client) applyMessage(m *Message) {
 	copy(c.win[i+1:], c.win[i:])
 	c.win[i] = e
 	c.byID[m.MessageID] = e
+	c.winGen++
 	c.total++
 	c.touch(e)
 }
@@ -117,7 +118,7 @@ func (c *Client) applyPart(f *Frame) {
 // text alias the input bytes; nothing here allocates unless the part's
 // buffer must grow.
 func (c *Client) applyDelta(msgID []byte, rev int64, partID []byte, offset int64, text []byte) {
-	e := c.byID[string(msgID)]
+	e := c.entryBytes(msgID)
 	if !c.revisionCheck(e, rev) {
 		return
 	}

@@ -59,6 +59,24 @@ func BenchmarkApplyDelta(b *testing.B) {
 				b.Fatalf("text length %d", got)
 			}
 		})
+		// The WebAssembly module's path: the Output appended to a reused
+		// buffer, no allocation per delta.
+		b.Run("AppendHandleBytes/"+name, func(b *testing.B) {
+			c := streamingClient(b, size)
+			raw, _ := deltaEvents(b.N, size, true)
+			var out []byte
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := cpuNow()
+			for i := range b.N {
+				out = c.AppendHandleBytes(out[:0], raw[i])
+			}
+			b.StopTimer()
+			reportCPU(b, cpu)
+			if got := c.byID["m1"].textLen(0); got != size+b.N*len(deltaText) {
+				b.Fatalf("text length %d", got)
+			}
+		})
 		b.Run("Handle/"+name, func(b *testing.B) {
 			c := streamingClient(b, size)
 			_, evs := deltaEvents(b.N, size, false)

@@ -3,6 +3,7 @@ package synccore
 import (
 	"bytes"
 	"slices"
+	"sort"
 )
 
 // Options configure a Client. The zero value is usable: every setting of a
@@ -52,14 +53,24 @@ type Client struct {
 
 	nextReq, nextTimer uint64
 
+	// winGen counts changes to byID; hot caches the entry of the last
+	// delta's message while winGen stays hotGen (entryBytes).
+	winGen, hotGen uint64
+	hot            *entry
+
+	// renderOne is the encoded Output of a single render of renderOneID.
+	renderOne   []byte
+	renderOneID string
+
 	// Scratch of the event being handled.
-	cmds      []Command
-	ids       []string
-	outBuf    []byte
-	changed   []*entry
-	reset     bool
-	gen       uint64
-	streamErr *Error
+	eventWinGen uint64 // winGen when the event began
+	cmds        []Command
+	ids         []string
+	outBuf      []byte
+	changed     []*entry
+	reset       bool
+	gen         uint64
+	streamErr   *Error
 }
 
 // NewClient returns an idle client. Feed it an EvStart event to begin.
@@ -86,27 +97,47 @@ func (c *Client) Handle(ev Event) ([]Command, error) {
 }
 
 // HandleBytes is Handle over msgpack bytes: an Event in, an Output out (the
-// commands, and the error if any). It never panics.
-func (c *Client) HandleBytes(event []byte) (out []byte) {
+// commands, and the error if any). It never panics. The result is the
+// caller's.
+func (c *Client) HandleBytes(event []byte) []byte {
+	// Encode into the client's scratch buffer, then hand out an exact copy:
+	// one allocation per event.
+	c.outBuf = c.AppendHandleBytes(c.outBuf[:0], event)
+	return bytes.Clone(c.outBuf)
+}
+
+// AppendHandleBytes is HandleBytes appending the Output to dst, so a host
+// that reuses its buffer (the WebAssembly module) handles a delta without
+// allocating at all: garbage collection is dear in WebAssembly.
+func (c *Client) AppendHandleBytes(dst, event []byte) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = appendOutput(nil, nil, Errorf(CodeInternal, "client panic: %v", p))
+			out = appendOutput(dst, nil, Errorf(CodeInternal, "client panic: %v", p))
 		}
 	}()
+	if b, ok := c.fastDelta(dst, event); ok {
+		return b
+	}
+	// The event is read in place: its data aliases the input, and the
+	// client copies what it keeps.
 	var ev Event
-	if !decodeEventFast(event, &ev) {
-		var err error
-		if ev, err = DecodeEvent(event); err != nil {
-			return appendOutput(nil, nil, asError(err))
-		}
+	if err := decodeEventInPlace(event, &ev); err != nil {
+		return appendOutput(dst, nil, asError(err))
 	}
 	if err := c.handle(&ev); err != nil {
-		return appendOutput(nil, nil, asError(err))
+		return appendOutput(dst, nil, asError(err))
 	}
-	// Encode into the client's scratch buffer, then hand out an exact copy:
-	// one allocation per event, and the caller owns the result.
-	c.outBuf = appendOutput(c.outBuf[:0], c.finishCommands(), c.streamErr)
-	return bytes.Clone(c.outBuf)
+	cmds := c.finishCommands()
+	if len(cmds) == 1 && c.streamErr == nil && cmds[0].Type == CmdRender && len(cmds[0].MessageIDs) == 1 {
+		// The answer to almost every delta: render one message. Its bytes
+		// are the same for every delta to that message.
+		if id := cmds[0].MessageIDs[0]; id != c.renderOneID || len(c.renderOne) == 0 {
+			c.renderOne = appendOutput(c.renderOne[:0], cmds, nil)
+			c.renderOneID = id
+		}
+		return append(dst, c.renderOne...)
+	}
+	return appendOutput(dst, cmds, c.streamErr)
 }
 
 // handle runs one event through the transition table.
@@ -120,6 +151,7 @@ func (c *Client) handle(ev *Event) error {
 	}
 	c.cmds, c.changed, c.reset, c.streamErr = c.cmds[:0], c.changed[:0], false, nil
 	c.gen++
+	c.eventWinGen = c.winGen
 	switch cl.do {
 	case doReject:
 		return Errorf(CodeConflict, "event %s is not allowed while %s", ev.Type, c.status)
@@ -223,11 +255,12 @@ func (c *Client) finishCommands() []Command {
 		c.emit(Command{Type: CmdRender, Reset: true})
 	case len(c.changed) > 0:
 		if len(c.changed) > 1 {
-			slices.SortFunc(c.changed, func(a, b *entry) int { return cmpInt(a.meta.Sequence, b.meta.Sequence) })
+			sort.Sort(bySequence(c.changed))
 		}
 		c.ids = c.ids[:0]
+		same := c.winGen == c.eventWinGen // no entry left the window during the event
 		for _, e := range c.changed {
-			if c.byID[e.meta.MessageID] == e { // still in the window
+			if same || c.byID[e.meta.MessageID] == e { // still in the window
 				c.ids = append(c.ids, e.meta.MessageID)
 			}
 		}
@@ -300,6 +333,18 @@ func (c *Client) messages() []Message {
 // ViewBytes is the msgpack encoding of View.
 func (c *Client) ViewBytes() []byte { return EncodeView(c.View()) }
 
+// entryBytes is byID[string(id)] with a one-entry cache: deltas come in
+// runs for one message, and hashing the id for a map lookup is a sizeable
+// part of a delta's cost in WebAssembly.
+func (c *Client) entryBytes(id []byte) *entry {
+	if h := c.hot; h != nil && c.hotGen == c.winGen && h.meta.MessageID == string(id) {
+		return h
+	}
+	e := c.byID[string(id)]
+	c.hot, c.hotGen = e, c.winGen
+	return e
+}
+
 // Message returns one message of the view by id (a copy the caller owns).
 func (c *Client) Message(id string) (Message, bool) {
 	e := c.byID[id]
@@ -323,3 +368,10 @@ func (c *Client) Digest() string { return DigestMessages(c.messages()) }
 
 // Status is the connection status (one of the Status* constants).
 func (c *Client) Status() string { return c.status }
+
+// bySequence sorts entries by their message's sequence.
+type bySequence []*entry
+
+func (s bySequence) Len() int           { return len(s) }
+func (s bySequence) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+func (s bySequence) Less(i, j int) bool { return s[i].meta.Sequence < s[j].meta.Sequence }

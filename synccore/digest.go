@@ -2,11 +2,8 @@ package synccore
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
-	"reflect"
-	"slices"
+	"sort"
 )
 
 // digest.go is the canonical encoding behind DigestMessages. Two hosts, or
@@ -21,7 +18,7 @@ import (
 // empty optional fields left out). Servers use it to compare a client's
 // view with their snapshot.
 func DigestMessages(msgs []Message) string {
-	h := sha256.New()
+	h := newDigestHash()
 	var buf []byte
 	buf = appendArrayHeader(buf, len(msgs))
 	for i := range msgs {
@@ -32,7 +29,7 @@ func DigestMessages(msgs []Message) string {
 		}
 	}
 	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil))
+	return hexString(h.Sum(nil))
 }
 
 // appendCanonMessage appends a message with the same keys and omissions as
@@ -215,7 +212,7 @@ func appendCanonAny(b []byte, v any) []byte {
 		for k := range x {
 			keys = append(keys, k)
 		}
-		slices.Sort(keys) // map order must never leak: sort first
+		sort.Sort(sort.StringSlice(keys)) // map order must never leak: sort first
 		b = appendMapHeader(b, len(keys))
 		for _, k := range keys {
 			b = appendCanonAny(appendString(b, k), x[k])
@@ -230,7 +227,7 @@ func appendCanonAny(b []byte, v any) []byte {
 		for k, e := range x {
 			kvs = append(kvs, kv{appendCanonAny(nil, k), e})
 		}
-		slices.SortFunc(kvs, func(a, c kv) int { return bytes.Compare(a.k, c.k) })
+		sort.Slice(kvs, func(i, j int) bool { return bytes.Compare(kvs[i].k, kvs[j].k) < 0 })
 		b = appendMapHeader(b, len(kvs))
 		for _, e := range kvs {
 			b = append(b, e.k...)
@@ -258,21 +255,31 @@ func appendCanonFloat(b []byte, f float64) []byte {
 // pointer) to nil, bool, numbers, strings, []any and maps by a msgpack
 // round trip; a value msgpack cannot encode digests as its type name.
 func plainValue(v any) any {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+	if isNilPointer(v) {
 		return nil
 	}
-	b, err := encode(v)
+	b, err := appendValue(nil, v)
 	if err != nil {
-		return "!unencodable " + reflect.TypeOf(v).String()
+		return "!unencodable " + typeName(v)
 	}
 	var out any
-	if err := decode(b, &out, "value"); err != nil {
-		return "!undecodable " + reflect.TypeOf(v).String()
+	if err := decodeWith(b, "value", func(d *decoder) { out = d.anyValue(0) }); err != nil {
+		return "!undecodable " + typeName(v)
 	}
 	switch out.(type) {
 	case nil, bool, string, []byte, []any, map[string]any, map[any]any, float32, float64,
 		int8, int16, int32, int64, uint8, uint16, uint32, uint64:
 		return out
 	}
-	return "!unplain " + reflect.TypeOf(out).String()
+	return "!unplain " + typeName(out)
+}
+
+// hexString is lower-case hex (encoding/hex would link fmt into the module).
+func hexString(p []byte) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, 2*len(p))
+	for i, c := range p {
+		b[2*i], b[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(b)
 }

@@ -1,7 +1,5 @@
 package synccore
 
-import "fmt"
-
 // Error codes. The same strings are used by the server's HTTP errors
 // ({code, message}), by error frames and by the core's Output.
 const (
@@ -36,9 +34,4 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
-}
-
-// Errorf builds a typed error.
-func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,16 +1,13 @@
 package synccore
 
-import "math"
-
-// fastframes.go is the hot path: it reads the frames of a WebSocket message
-// without reflection. A delta frame in the canonical shape is read in place,
-// its ids and text aliasing the input, so applying it allocates nothing.
-// Every other frame, and any delta with an unexpected field type, falls back
-// to the generic decoder on the same bytes, so both paths accept exactly
-// the same inputs with the same meaning.
+// fastframes.go reads the frames of a WebSocket message. A delta frame is
+// read in place, its ids and text aliasing the input, so applying it
+// allocates nothing. Every other frame, and any delta with an unexpected
+// field type, goes to the full frame decoder (decode.go) on the same bytes,
+// so both paths accept exactly the same inputs with the same meaning.
 
 // rawFrame is one frame read from the input: a delta read in place
-// (full == nil), or a frame decoded by the generic decoder.
+// (full == nil), or a frame decoded by the full decoder.
 type rawFrame struct {
 	seq           uint64
 	msgID, partID []byte
@@ -55,7 +52,7 @@ func nextFrame(r *reader, rf *rawFrame) *Error {
 
 // readDeltaFast reads a delta frame in the canonical shape. It returns false
 // (and the caller rewinds) for any other kind, any field it cannot read
-// exactly as the generic decoder would, or malformed input.
+// exactly as the full decoder would, or malformed input.
 func readDeltaFast(r *reader, rf *rawFrame) bool {
 	n, ok := r.mapHeader()
 	if !ok {
@@ -102,7 +99,7 @@ func readDeltaFast(r *reader, rf *rawFrame) bool {
 				return false
 			}
 		case "protocol", "session_id", "head_sequence", "message", "part", "code", "reason":
-			return false // a field of another kind: let the generic decoder judge
+			return false // a field of another kind: let the full decoder judge
 		default:
 			if !r.skip() { // unknown keys are ignored (forward compatibility)
 				return false
@@ -110,81 +107,4 @@ func readDeltaFast(r *reader, rf *rawFrame) bool {
 		}
 	}
 	return isDelta
-}
-
-// decodeEventFast reads an Event without reflection; data aliases the
-// input (the client copies what it keeps). An event carrying a decoded
-// `page`, or any field it cannot read exactly as the generic decoder would,
-// returns false and goes to the generic decoder.
-func decodeEventFast(b []byte, ev *Event) bool {
-	r := reader{b: b}
-	n, ok := r.mapHeader()
-	if !ok {
-		return false
-	}
-	*ev = Event{}
-	for range n {
-		k, ok := r.str()
-		if !ok {
-			return false
-		}
-		var v int64
-		switch string(k) {
-		case "type":
-			var t []byte
-			if t, ok = r.str(); ok {
-				ev.Type = eventName(t)
-			}
-		case "data":
-			if r.i < len(b) && (b[r.i] == 0xc4 || b[r.i] == 0xc5 || b[r.i] == 0xc6) {
-				ev.Data, ok = r.str()
-			} else {
-				ok = false // a str or nil data: the generic decoder's call
-			}
-		case "session_id":
-			ev.SessionID, ok = r.fastString()
-		case "error":
-			ev.Error, ok = r.fastString()
-		case "include_internal":
-			ev.IncludeInternal, ok = r.fastBool()
-		case "page_limit":
-			if v, ok = r.int(); ok && v >= math.MinInt32 && v <= math.MaxInt32 {
-				ev.PageLimit = int(v)
-			} else {
-				ok = false
-			}
-		case "jitter":
-			ev.Jitter, ok = r.int()
-		case "request_id":
-			if v, ok = r.int(); ok && v >= 0 {
-				ev.RequestID = uint64(v)
-			} else {
-				ok = false
-			}
-		case "timer_id":
-			if v, ok = r.int(); ok && v >= 0 {
-				ev.TimerID = uint64(v)
-			} else {
-				ok = false
-			}
-		case "page":
-			ok = false
-		default:
-			ok = r.skip()
-		}
-		if !ok {
-			return false
-		}
-	}
-	return r.done()
-}
-
-// eventName returns the constant for a known event type (no allocation).
-func eventName(b []byte) string {
-	for _, e := range events {
-		if e == string(b) {
-			return e
-		}
-	}
-	return string(b)
 }

@@ -10,7 +10,7 @@ import (
 func TestHotPathTaken(t *testing.T) {
 	data := EncodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 3, Text: "x"}})
 	var ev Event
-	if !decodeEventFast(EncodeEvent(Event{Type: EvFrames, Data: data}), &ev) || ev.Type != EvFrames || len(ev.Data) != len(data) {
+	if decodeEventInPlace(EncodeEvent(Event{Type: EvFrames, Data: data}), &ev) != nil || ev.Type != EvFrames || len(ev.Data) != len(data) {
 		t.Fatalf("fast event path not taken: %+v", ev)
 	}
 	r := reader{b: data}

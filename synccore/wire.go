@@ -5,9 +5,8 @@ import (
 	"math"
 )
 
-// wire.go holds the reflection-free msgpack primitives shared by the hot
-// paths (the delta decoder, the Output encoder) and the canonical digest
-// encoder. Every writer emits the smallest form, which is what msgpack/v5
+// wire.go holds the msgpack primitives shared by the codec (encode.go,
+// decode.go, output.go), the delta paths and the canonical digest encoder. Every writer emits the smallest form, which is what msgpack/v5
 // writes with UseCompactInts(true), so both paths produce identical bytes.
 
 // appendMapHeader appends a map header for n entries.
@@ -118,7 +117,7 @@ func appendFloat64(b []byte, f float64) []byte {
 
 // reader is a bounds-checked msgpack cursor. Every method reports ok=false
 // instead of panicking on short or unexpected input; the caller then falls
-// back to the generic decoder or reports CodeMalformed.
+// back to the full decoder or reports CodeMalformed.
 type reader struct {
 	b []byte
 	i int
@@ -354,9 +353,10 @@ func (r *reader) skip() bool {
 	return true
 }
 
-// maxNesting bounds how deep arrays and maps may nest in any input. The
-// generic decoder recurses per level; a hostile input of a million nested
-// arrays must be refused before it reaches it.
+// maxNesting bounds how deep the `any` values of parts may nest: the
+// decoder recurses per level, and a hostile input of a million nested
+// arrays must be refused, not exhaust the stack. nestingOK tells a
+// failed decode's "too deep or truncated" apart from other errors.
 const maxNesting = 64
 
 // nestingOK reports whether b holds complete values nested at most

@@ -26,7 +26,6 @@ import (
 	"unsafe"
 
 	"github.com/agentsync/agentsync/synccore"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // abiVersion is the ABI this module implements; hosts refuse another.
@@ -53,6 +52,11 @@ var (
 	input []byte
 	// result keeps the last result alive until the next export call.
 	result []byte
+	// handleOut is the reused buffer of agentsync_handle's results: a
+	// delta then allocates nothing in the module (garbage collection is
+	// dear in WebAssembly). It is only rewritten by the next handle call,
+	// after the host copied the previous result out.
+	handleOut []byte
 )
 
 func main() {}
@@ -114,9 +118,9 @@ func handle(h, ptr, n int32) (packed int64) {
 			packed = out(errorOutput(s.breakOn("agentsync_handle", v)))
 		}
 	}()
-	res := s.client.HandleBytes(in)
-	s.checkRecovered(res)
-	return out(res)
+	handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
+	s.checkRecovered(handleOut)
+	return out(handleOut)
 }
 
 //go:wasmexport agentsync_view
@@ -193,10 +197,10 @@ func (s *slot) breakOn(export string, v any) *synccore.Error {
 var corePanic = []byte("client panic: ")
 
 // checkRecovered breaks the slot when res reports a panic the core
-// recovered. The substring test keeps the common path to one scan of a
-// short output; the decode confirms it is the error's message.
+// recovered. Only an Output with an error (a map of two keys) is scanned;
+// the decode confirms the match is the error's message.
 func (s *slot) checkRecovered(res []byte) {
-	if !bytes.Contains(res, corePanic) {
+	if len(res) == 0 || res[0] != 0x82 || !bytes.Contains(res, corePanic) {
 		return
 	}
 	o, err := synccore.DecodeOutput(res)
@@ -223,14 +227,9 @@ func inputBytes(ptr, n int32) ([]byte, *synccore.Error) {
 	return input[off : off+int64(n)], nil
 }
 
-// errorOutput encodes an Output that carries only err. It cannot fail for
-// these plain types; if it ever did, a fixed message still reaches the host.
+// errorOutput encodes an Output that carries only err.
 func errorOutput(err *synccore.Error) []byte {
-	b, encErr := msgpack.Marshal(&synccore.Output{Commands: []synccore.Command{}, Error: err})
-	if encErr != nil {
-		return []byte("\x82\xa8commands\x90\xa5error\x82\xa4code\xa8internal\xa7message\xa0")
-	}
-	return b
+	return synccore.EncodeOutput(synccore.Output{Commands: []synccore.Command{}, Error: err})
 }
 
 // out keeps b alive until the next export call and packs its address and

@@ -39,8 +39,8 @@ func main() {
 	}
 	// The view stays exact through disconnects; wait until the reply is done.
 	err = c.WaitFor(ctx, func(v synccore.View) bool {
-		last := v.Messages[len(v.Messages)-1]
-		return last.Sequence > sent.Sequence && last.Done()
+		n := len(v.Messages)
+		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
 	})
 	if err != nil {
 		log.Fatal(err)

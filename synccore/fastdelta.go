@@ -1,0 +1,100 @@
+package synccore
+
+// fastdelta.go is the shortcut of the commonest event of all: one delta in
+// one WebSocket message, in the exact bytes the Go and JavaScript hosts and
+// the server write, arriving in order for the message the previous delta
+// went to. It reads the event in one pass over fixed byte patterns, with a
+// handful of calls, because in WebAssembly every call and every generic
+// step costs many times its native price. Anything else — another shape or
+// key order, a gap, a stale or duplicate delta, an unknown part — returns
+// false before changing anything, and the ordinary path handles the event;
+// fastdelta_test.go checks both paths leave the same state and output.
+
+// The canonical prefixes: Event{Type: "frames", Data: ...} as msgpack/v5
+// and @msgpack/msgpack write it, and a delta Frame's keys in declared order.
+const (
+	framesEventPrefix = "\x82\xa4type\xa6frames\xa4data"
+	deltaFramePrefix  = "\x91\x87\xa3seq"
+	deltaKind         = "\xa4kind\xa5delta\xaamessage_id"
+)
+
+// fastDelta handles event if it is a live, in-order delta to the hot
+// message; it returns the Output appended to dst and true, or false with
+// nothing changed.
+func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
+	if noFastDelta || c.status != StatusLive || c.hot == nil || c.hotGen != c.winGen || len(c.renderOne) == 0 ||
+		c.renderOneID != c.hot.meta.MessageID {
+		return nil, false
+	}
+	p := len(framesEventPrefix)
+	if len(event) < p+2 || string(event[:p]) != framesEventPrefix {
+		return nil, false
+	}
+	// The data's bin header; the data must run exactly to the end.
+	var n int
+	switch event[p] {
+	case 0xc4:
+		n, p = int(event[p+1]), p+2
+	case 0xc5:
+		if len(event) < p+3 {
+			return nil, false
+		}
+		n, p = int(event[p+1])<<8|int(event[p+2]), p+3
+	default:
+		return nil, false
+	}
+	b := event[p:]
+	if len(b) != n || len(b) < len(deltaFramePrefix) || string(b[:len(deltaFramePrefix)]) != deltaFramePrefix {
+		return nil, false
+	}
+	r := reader{b: b, i: len(deltaFramePrefix)}
+	seq, ok := r.int()
+	if !ok || seq != int64(c.lastSeq)+1 || len(b)-r.i < len(deltaKind) || string(b[r.i:r.i+len(deltaKind)]) != deltaKind {
+		return nil, false
+	}
+	r.i += len(deltaKind)
+	msgID, ok := r.str()
+	e := c.hot
+	if !ok || string(msgID) != e.meta.MessageID || !r.key("\xa8revision") {
+		return nil, false
+	}
+	rev, ok := r.int()
+	if !ok || rev != e.meta.Revision || e.done() || !r.key("\xa7part_id") {
+		return nil, false
+	}
+	partID, ok := r.str()
+	if !ok || len(partID) == 0 || !r.key("\xa6offset") {
+		return nil, false
+	}
+	offset, ok := r.int()
+	if !ok || !r.key("\xa4text") {
+		return nil, false
+	}
+	text, ok := r.str()
+	if !ok || len(text) == 0 || !r.done() {
+		return nil, false
+	}
+	i := e.findPartBytes(partID)
+	if i < 0 || (e.parts[i].Type != PartText && e.parts[i].Type != PartReasoning) || offset != int64(e.textLen(i)) {
+		return nil, false
+	}
+	// What the ordinary path does for this event: take the frame, append
+	// the text, reset the backoff, answer "render this message".
+	c.lastSeq = uint64(seq)
+	e.appendText(i, text)
+	c.attempt = 0
+	return append(dst, c.renderOne...), true
+}
+
+// noFastDelta turns the shortcut off, for the tests that compare it with
+// the ordinary path.
+var noFastDelta bool
+
+// key consumes the exact bytes k (a key with its header), if they come next.
+func (r *reader) key(k string) bool {
+	if len(r.b)-r.i < len(k) || string(r.b[r.i:r.i+len(k)]) != k {
+		return false
+	}
+	r.i += len(k)
+	return true
+}
