@@ -11,15 +11,16 @@ const session = await createSession(url, { wasm, WebSocket: globalThis.WebSocket
 session.on('status', ({ status }) => console.log('status', status));
 
 const sent = await session.send('scenario:tools');
+// subscribe() calls the listener at once with the current view, then after
+// every change; wait until the agent's reply is done.
+let unsubscribe;
 const reply = await new Promise((resolve) => {
-  const unsubscribe = session.subscribe((view) => {
+  unsubscribe = session.subscribe((view) => {
     const last = view.messages.at(-1);
-    if (last && last.sequence > sent.sequence && last.state === 'done') {
-      unsubscribe();
-      resolve(last);
-    }
+    if (last && last.sequence > sent.sequence && last.state === 'done') resolve(last);
   });
 });
+unsubscribe();
 for (const part of reply.parts) {
   if (part.type === 'tool') console.log(`tool ${part.tool_name}: ${part.state}`);
   if (part.type === 'text') console.log(`text: ${part.text}`);
