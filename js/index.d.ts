@@ -121,6 +121,12 @@ export interface StatusEvent {
   reason: string;
 }
 
+/**
+ * The error code of a broken core (a recovered panic in the module, or a
+ * trap): the only code after which a host discards the Core and rebuilds.
+ */
+export declare const CORE_BROKEN: 'core_broken';
+
 export declare class AgentsyncError extends Error {
   code: string;
   detail: string;
@@ -131,12 +137,14 @@ export declare class AgentsyncError extends Error {
 export declare class Session {
   readonly sessionId: string;
   readonly status: Status;
-  /** How many times the core was discarded and rebuilt after a trap or an internal error. */
+  /** How many times the core was discarded and rebuilt after a trap or a `core_broken` error. */
   readonly rebuilds: number;
   /** The current view (always up to date when read). */
   readonly view: View;
   /** Called now and after every change, coalesced. Returns the unsubscribe function. */
   subscribe(listener: (view: View) => void): () => void;
+  /** The first view (the current one included) for which predicate is true. */
+  waitFor(predicate: (view: View) => boolean, opts?: { timeoutMs?: number }): Promise<View>;
   on(type: 'status', fn: (e: StatusEvent) => void): () => void;
   on(type: 'error', fn: (e: AgentsyncError) => void): () => void;
   on(type: 'rebuild', fn: (e: { reason: unknown }) => void): () => void;
@@ -188,7 +196,11 @@ export interface CoreEvent {
 /** One module instance holding one synccore client (ABI version 1). */
 export declare class Core {
   static load(source?: WasmSource, opts?: { stdout?: (line: string) => void; stderr?: (line: string) => void }): Promise<Core>;
-  /** True after a trap or an internal error: discard this Core. */
+  /**
+   * True after a trap or a `core_broken` error (a panic the module
+   * recovered): discard this Core and rebuild. Any other error code,
+   * `internal` from a server's error frame included, leaves it false.
+   */
   readonly broken: boolean;
   handle(event: CoreEvent): { commands: Command[]; error?: { code: string; message: string } };
   handleBytes(event: Uint8Array): { commands: Command[]; error?: { code: string; message: string } };

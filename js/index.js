@@ -8,7 +8,7 @@
 import { AgentsyncError, Core, defaultWasmSource, loadModule } from './core.js';
 import { decode } from './msgpack.js';
 
-export { AgentsyncError, Core, loadModule } from './core.js';
+export { AgentsyncError, CORE_BROKEN, Core, loadModule } from './core.js';
 export { decode, encode } from './msgpack.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
@@ -155,7 +155,7 @@ export class Session {
     this.handling = false;
     this.closed = false;
     this.rebuilding = null;
-    /** How many times the core was discarded and rebuilt (a trap or an internal error). */
+    /** How many times the core was discarded and rebuilt (a trap or a core_broken error). */
     this.rebuilds = 0;
 
     this.status = 'idle';
@@ -174,6 +174,44 @@ export class Session {
   get view() {
     this._flush();
     return this._view;
+  }
+
+  /**
+   * Resolves with the first view (the current one included) for which
+   * predicate is true; rejects with a 'closed' AgentsyncError after
+   * timeoutMs (default 30 s, 0 = never) or when the session closes.
+   * @returns {Promise<object>} the view
+   */
+  waitFor(predicate, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+    if (this.closed) return Promise.reject(new AgentsyncError('closed', 'waitFor: session closed'));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const cleanups = [];
+      const settle = (fn, arg) => {
+        if (settled) return;
+        settled = true;
+        for (const cleanup of cleanups) cleanup();
+        fn(arg);
+      };
+      if (timeoutMs > 0) {
+        const t = setTimeout(() => settle(reject, new AgentsyncError('closed', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
+        cleanups.push(() => clearTimeout(t));
+      }
+      cleanups.push(this.on('status', ({ status }) => {
+        if (status === 'closed') settle(reject, new AgentsyncError('closed', 'waitFor: session closed'));
+      }));
+      // subscribe() calls the listener at once, so the current view counts.
+      const unsubscribe = this.subscribe((view) => {
+        if (settled) return;
+        try {
+          if (predicate(view)) settle(resolve, view);
+        } catch (err) {
+          settle(reject, err);
+        }
+      });
+      if (settled) unsubscribe();
+      else cleanups.push(unsubscribe);
+    });
   }
 
   /**
@@ -316,11 +354,21 @@ export class Session {
     try {
       out = ev instanceof Uint8Array ? core.handleFrames(ev) : core.handle(ev);
     } catch (err) {
-      this._rebuild(err);
+      // Only a broken core (a trap, core_broken) is rebuilt; an event the
+      // host could not even encode is reported and changes nothing.
+      if (core.broken) {
+        this._rebuild(err);
+        return undefined;
+      }
+      const e = err instanceof AgentsyncError ? err : new AgentsyncError('bad_request', String(err?.message ?? err));
+      this._emit('error', e);
+      if (!(ev instanceof Uint8Array) && (ev.type === 'page' || ev.type === 'page_failed')) this._settlePage(ev, { code: e.code, message: e.detail });
       return undefined;
     }
     if (out.error) {
       const err = new AgentsyncError(out.error.code, out.error.message ?? '');
+      // core.broken is set by core_broken alone: a server's error frame
+      // (code internal, say) is reported, and its resync commands run.
       if (core.broken) {
         this._rebuild(err);
         return undefined;
@@ -501,7 +549,7 @@ export class Session {
     this.pageWaiters.clear();
   }
 
-  // A trap or an internal error: the instance is undefined. Throw it away,
+  // A trap or a core_broken error: the instance is undefined. Throw it away,
   // start a fresh one and re-read the snapshot (the server is the
   // authority, so nothing is lost to the caller). The old view stays on
   // screen until the new one replaces it.
@@ -587,7 +635,8 @@ export class Session {
         this.index = new Map(v.messages.map((m, i) => [m.message_id, i]));
       }
     } catch (err) {
-      this._rebuild(err);
+      if (core.broken) this._rebuild(err);
+      else this._emit('error', err);
       return false;
     } finally {
       this.dirtyIds.clear();

@@ -11,16 +11,12 @@ const session = await createSession(url, { wasm, WebSocket: globalThis.WebSocket
 session.on('status', ({ status }) => console.log('status', status));
 
 const sent = await session.send('scenario:tools');
-// subscribe() calls the listener at once with the current view, then after
-// every change; wait until the agent's reply is done.
-let unsubscribe;
-const reply = await new Promise((resolve) => {
-  unsubscribe = session.subscribe((view) => {
-    const last = view.messages.at(-1);
-    if (last && last.sequence > sent.sequence && last.state === 'done') resolve(last);
-  });
+// The view stays exact through disconnects; wait until the reply is done.
+const view = await session.waitFor((v) => {
+  const last = v.messages.at(-1);
+  return last !== undefined && last.sequence > sent.sequence && last.state === 'done';
 });
-unsubscribe();
+const reply = view.messages.at(-1);
 for (const part of reply.parts) {
   if (part.type === 'tool') console.log(`tool ${part.tool_name}: ${part.state}`);
   if (part.type === 'text') console.log(`text: ${part.text}`);

@@ -1,9 +1,10 @@
 // The session API against the real server in Node: connect, status events,
-// messages() and its typed errors, loadOlder, rebuilding after a trap, close.
+// messages() and its typed errors, loadOlder, rebuilding after a trap or a
+// core_broken answer (and not after a server's internal error frame), close.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AgentsyncError, connect, createSession } from '../index.js';
+import { AgentsyncError, CORE_BROKEN, connect, createSession, decode, encode } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
 
@@ -112,7 +113,63 @@ test('a trap discards the instance and rebuilds from the snapshot', async () => 
     },
   };
   session.dropConnection(); // the next event reaches the broken instance
-  await rebuilt;
+  const { reason } = await rebuilt;
+  assert.equal(reason.code, CORE_BROKEN, 'a trap is reported as core_broken');
+  assert.equal(session.rebuilds, 1);
+  await until('live after rebuild', () => session.status === 'live' && session.core && session.core !== old);
+  assert.equal(session.digest(), digest, 'nothing lost');
+  await turn(session, 'after the rebuild');
+  session.close();
+});
+
+test('a server error frame with code internal resyncs without a rebuild; core_broken rebuilds', async () => {
+  const session = await createSession(server.url, opts());
+  await turn(session, 'first');
+  const errors = [];
+  session.on('error', (e) => errors.push(e));
+  let rebuilds = 0;
+  session.on('rebuild', () => rebuilds++);
+  const old = session.core;
+  // The next WebSocket message of the live stream is replaced by a real
+  // error frame (code internal) at the seq the core expects, and goes
+  // through the real module.
+  let answer = null;
+  const realFrames = old.handleFrames;
+  old.handleFrames = function (data) {
+    const frames = decode(data);
+    if (answer === null && Array.isArray(frames) && frames[0]?.seq > 1) {
+      data = encode([{ seq: frames[0].seq, kind: 'error', code: 'internal', reason: 'injected by the test' }]);
+      answer = realFrames.call(this, data);
+      return answer;
+    }
+    return realFrames.call(this, data);
+  };
+  await turn(session, 'scenario:text chars=300');
+  assert.ok(answer, 'the error frame was injected');
+  assert.equal(answer.error?.code, 'internal');
+  assert.ok(errors.some((e) => e.code === 'internal'), 'the error is reported');
+  await until('live after the resync', () => session.status === 'live');
+  assert.equal(old.broken, false);
+  assert.equal(session.core, old, 'the same core instance');
+  assert.equal(rebuilds, 0);
+  assert.equal(session.rebuilds, 0);
+
+  // A forced panic: the module answers core_broken (as after a recovered
+  // panic) and the session rebuilds from the snapshot.
+  const digest = session.digest();
+  const rebuilt = new Promise((resolve) => session.on('rebuild', resolve));
+  old.x = {
+    ...old.x,
+    agentsync_handle: () => {
+      const bytes = encode({ commands: [], error: { code: CORE_BROKEN, message: 'agentsync_handle: panic: forced' } });
+      const ptr = old.x.agentsync_alloc(bytes.length);
+      new Uint8Array(old.memory.buffer, ptr, bytes.length).set(bytes);
+      return (BigInt(ptr) << 32n) | BigInt(bytes.length);
+    },
+  };
+  session.dropConnection();
+  const { reason } = await rebuilt;
+  assert.equal(reason.code, CORE_BROKEN);
   assert.equal(session.rebuilds, 1);
   await until('live after rebuild', () => session.status === 'live' && session.core && session.core !== old);
   assert.equal(session.digest(), digest, 'nothing lost');
@@ -172,6 +229,24 @@ test('listeners get the final view even when session.view is read in between', a
     assert.equal(reply.state, 'done', 'the listener saw the reply closed');
     assert.equal(reply.parts.find((p) => p.type === 'text').text.length, 2000);
     assert.equal(last, session.view, 'the listener holds the current view');
+  } finally {
+    session.close();
+  }
+});
+
+test('waitFor resolves on a matching view, rejects on timeout and on close', async () => {
+  const session = await createSession(server.url, opts());
+  try {
+    const now = await session.waitFor((v) => v.status === 'live');
+    assert.equal(now.status, 'live', 'the current view counts');
+    const user = await session.send('scenario:text chars=300');
+    const v = await session.waitFor((v) => v.messages.some((m) => m.sequence > user.sequence && m.state === 'done'));
+    assert.equal(v.messages.at(-1).parts.find((p) => p.type === 'text').text.length, 300);
+    await assert.rejects(session.waitFor(() => false, { timeoutMs: 50 }), { code: 'closed' });
+    const pending = session.waitFor(() => false, { timeoutMs: 0 });
+    session.close();
+    await assert.rejects(pending, { code: 'closed' });
+    await assert.rejects(session.waitFor(() => true), { code: 'closed' }, 'a closed session has nothing to wait for');
   } finally {
     session.close();
   }
