@@ -150,12 +150,12 @@ func TestWasmCoreTrapDiscardsInstanceAndResetRebuilds(t *testing.T) {
 	}
 	defer w.Close()
 	_, err = w.Handle(synccore.Event{Type: synccore.EvFrames, Data: make([]byte, 32<<20)})
-	wantCode(t, err, synccore.CodeInternal)
+	wantCode(t, err, synccore.CodeCoreBroken)
 	if w.inst != nil {
 		t.Fatal("the instance was kept after a trap")
 	}
 	_, err = w.Digest()
-	wantCode(t, err, synccore.CodeInternal)
+	wantCode(t, err, synccore.CodeCoreBroken)
 	if err := w.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}

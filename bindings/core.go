@@ -14,8 +14,9 @@ import (
 type Core interface {
 	// Handle applies one event and returns the commands for the host (also
 	// with an error: a bad frame still asks for a resync). A rejected event
-	// returns a typed *synccore.Error; an error matching ErrBroken means the
-	// core failed and must be Reset (or dropped).
+	// returns a typed *synccore.Error; an error with code core_broken (it
+	// also matches ErrBroken) means the core failed and must be Reset (or
+	// dropped). Any other code, internal included, leaves the core usable.
 	Handle(ev synccore.Event) ([]synccore.Command, error)
 	// View returns the current view, owned by the caller.
 	View() (synccore.View, error)
@@ -40,6 +41,9 @@ type NativeCore struct {
 	mu     sync.Mutex
 	c      *synccore.Client
 	broken error
+	// testPanic, when set by a test, runs inside every guarded call: it
+	// forces a real panic through the recover path. Nil in production.
+	testPanic func(op string)
 }
 
 var (
@@ -52,8 +56,9 @@ func NewNativeCore() *NativeCore {
 	return &NativeCore{c: synccore.NewClient(synccore.Options{})}
 }
 
-// Handle implements Core. A panic in the core is recovered into an internal
-// error that breaks the core until Reset, like the WebAssembly module does.
+// Handle implements Core. A panic in the core is recovered into a
+// core_broken error that breaks the core until Reset, like the WebAssembly
+// module does.
 func (n *NativeCore) Handle(ev synccore.Event) (cmds []synccore.Command, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -61,6 +66,7 @@ func (n *NativeCore) Handle(ev synccore.Event) (cmds []synccore.Command, err err
 		return nil, err
 	}
 	defer n.recoverInto("handle", &err)
+	n.guarded("handle")
 	return n.c.Handle(ev)
 }
 
@@ -72,6 +78,7 @@ func (n *NativeCore) View() (v synccore.View, err error) {
 		return v, err
 	}
 	defer n.recoverInto("view", &err)
+	n.guarded("view")
 	return n.c.View(), nil
 }
 
@@ -83,6 +90,7 @@ func (n *NativeCore) Message(id string) (m synccore.Message, ok bool, err error)
 		return m, false, err
 	}
 	defer n.recoverInto("message", &err)
+	n.guarded("message")
 	m, ok = n.c.Message(id)
 	return m, ok, nil
 }
@@ -95,6 +103,7 @@ func (n *NativeCore) Digest() (d string, err error) {
 		return "", err
 	}
 	defer n.recoverInto("digest", &err)
+	n.guarded("digest")
 	return n.c.Digest(), nil
 }
 
@@ -124,10 +133,17 @@ func (n *NativeCore) usable() error {
 	return n.broken
 }
 
-// recoverInto turns a panic into the internal error that breaks the core.
+// guarded runs the test hook, if any, under recoverInto.
+func (n *NativeCore) guarded(op string) {
+	if n.testPanic != nil {
+		n.testPanic(op)
+	}
+}
+
+// recoverInto turns a panic into the core_broken error that breaks the core.
 func (n *NativeCore) recoverInto(op string, err *error) {
 	if v := recover(); v != nil {
-		n.broken = broken(synccore.Errorf(synccore.CodeInternal, "native core %s: panic: %v", op, v))
+		n.broken = brokenf("native core %s: panic: %v", op, v)
 		*err = n.broken
 	}
 }
@@ -138,8 +154,8 @@ var errClosed = synccore.Errorf(synccore.CodeClosed, "closed")
 // ErrBroken is matched (errors.Is) by the errors of a core that failed and
 // must be Reset before it is used again: a trap, or a panic the core
 // recovered from. Such an error is also a *synccore.Error with code
-// internal. An internal error without ErrBroken (a server's error frame,
-// say) leaves the core usable.
+// core_broken, and only such an error is: every other code (internal from
+// a server's error frame included) leaves the core usable.
 var ErrBroken = errors.New("bindings: the core is broken")
 
 // brokenError is a broken core's typed error.
@@ -148,8 +164,18 @@ type brokenError struct{ err *synccore.Error }
 func (e *brokenError) Error() string   { return e.err.Error() }
 func (e *brokenError) Unwrap() []error { return []error{e.err, ErrBroken} }
 
-// broken marks err as the error of a broken core.
+// broken wraps err, whose code is core_broken, so it also matches ErrBroken.
 func broken(err *synccore.Error) error { return &brokenError{err} }
 
-// isBroken reports whether err means the core must be rebuilt.
-func isBroken(err error) bool { return errors.Is(err, ErrBroken) }
+// brokenf is a new core_broken error: a trap, a recovered panic, or a
+// result of the module the host cannot read.
+func brokenf(format string, args ...any) error {
+	return broken(synccore.Errorf(synccore.CodeCoreBroken, format, args...))
+}
+
+// isBroken reports whether err means the core must be rebuilt: its code is
+// core_broken, and nothing else is.
+func isBroken(err error) bool {
+	var e *synccore.Error
+	return errors.As(err, &e) && e.Code == synccore.CodeCoreBroken
+}

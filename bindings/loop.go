@@ -133,7 +133,7 @@ func (c *Client) process(le loopEvent) {
 	ev := le.ev
 	if l.broken {
 		if le.ack != nil {
-			l.acks = append(l.acks, pendingAck{le.ack, synccore.Errorf(synccore.CodeInternal, "the core is being rebuilt")})
+			l.acks = append(l.acks, pendingAck{le.ack, synccore.Errorf(synccore.CodeCoreBroken, "the core is being rebuilt")})
 		}
 		return
 	}
@@ -218,7 +218,8 @@ func (c *Client) startCore() {
 	c.execute(cmds)
 }
 
-// breakCore reacts to a trap or an internal error: drop everything that
+// breakCore reacts to a core_broken error (a trap or a recovered panic;
+// never a server's internal error, which only resyncs): drop everything that
 // belongs to the broken core, then rebuild it (at once the first time, with
 // backoff when it keeps failing). The view keeps its messages meanwhile.
 func (c *Client) breakCore(cause error) {

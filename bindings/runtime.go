@@ -180,13 +180,13 @@ func (r *Runtime) start(ctx context.Context) (*instance, error) {
 func (in *instance) close(ctx context.Context) error { return in.mod.Close(ctx) }
 
 // call runs fn with up to three i32 arguments and returns its one result.
-// A trap (a panic that escaped, out of memory) comes back as an internal
+// A trap (a panic that escaped, out of memory) comes back as a core_broken
 // error: the instance is then undefined and must be discarded.
 func (in *instance) call(ctx context.Context, fn api.Function, args ...uint64) (uint64, error) {
 	stack := in.stack[:max(len(args), 1)]
 	copy(stack, args)
 	if err := fn.CallWithStack(ctx, stack); err != nil {
-		return 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm trap in %s: %v", fn.Definition().Name(), err))
+		return 0, brokenf("wasm trap in %s: %v", fn.Definition().Name(), err)
 	}
 	return stack[0], nil
 }
@@ -207,12 +207,12 @@ func (in *instance) write(ctx context.Context, pieces ...[]byte) (ptr, n uint32,
 	}
 	ptr = uint32(res)
 	if ptr == 0 && size > 0 {
-		return 0, 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm alloc of %d bytes failed", size))
+		return 0, 0, brokenf("wasm alloc of %d bytes failed", size)
 	}
 	at := ptr
 	for _, p := range pieces {
 		if !in.mem.Write(at, p) {
-			return 0, 0, broken(synccore.Errorf(synccore.CodeInternal, "wasm alloc returned %d bytes at %d outside memory", size, ptr))
+			return 0, 0, brokenf("wasm alloc returned %d bytes at %d outside memory", size, ptr)
 		}
 		at += uint32(len(p))
 	}
@@ -228,7 +228,7 @@ func (in *instance) result(packed uint64) ([]byte, error) {
 	}
 	b, ok := in.mem.Read(ptr, n)
 	if !ok {
-		return nil, broken(synccore.Errorf(synccore.CodeInternal, "wasm result %d bytes at %d outside memory", n, ptr))
+		return nil, brokenf("wasm result %d bytes at %d outside memory", n, ptr)
 	}
 	return b, nil
 }

@@ -14,8 +14,10 @@ import (
 // WebAssembly module under wazero. Calls are serialised by a mutex (an
 // instance is not goroutine-safe).
 //
-// After a trap or an internal error the instance is discarded at once and
-// every call fails with that error until Reset builds a new instance.
+// After a trap or a core_broken error (a panic the module recovered) the
+// instance is discarded at once and every call fails with that error until
+// Reset builds a new instance. Any other error, internal included (a
+// server's error frame), leaves the instance in use.
 type WasmCore struct {
 	mu     sync.Mutex
 	rt     *Runtime
@@ -61,7 +63,7 @@ func (w *WasmCore) start(ctx context.Context) error {
 	h := api.DecodeI32(res)
 	if h <= 0 {
 		_ = inst.close(ctx)
-		return synccore.Errorf(synccore.CodeInternal, "agentsync_client_new returned handle %d", h)
+		return synccore.Errorf(synccore.CodeCoreBroken, "agentsync_client_new returned handle %d", h)
 	}
 	w.inst, w.h, w.broken = inst, h, nil
 	return nil
@@ -104,7 +106,7 @@ func (w *WasmCore) usable() error {
 	case w.broken != nil:
 		return w.broken
 	case w.inst == nil:
-		return broken(synccore.Errorf(synccore.CodeInternal, "wasm core has no instance"))
+		return brokenf("wasm core has no instance")
 	}
 	return nil
 }
@@ -120,22 +122,15 @@ func (w *WasmCore) fail(err error) error {
 	return err
 }
 
-// checkBroken tells a broken client from an internal error the core merely
-// reports (a server's error frame): the module answers every call on a
-// broken client with its error, and a healthy one answers an empty id
-// with an empty result.
-func (w *WasmCore) checkBroken(err *synccore.Error) error {
-	if err.Code != synccore.CodeInternal {
-		return err
+// moduleError is the error of an Output the module answered. Its code
+// alone decides (ABI v1): core_broken breaks the core, anything else is an
+// error the core merely reports (internal from a server's error frame,
+// bad_request for an unknown handle) and leaves it usable.
+func (w *WasmCore) moduleError(err *synccore.Error) error {
+	if err.Code == synccore.CodeCoreBroken {
+		return w.fail(broken(err))
 	}
-	b, callErr := w.callInput(w.inst.message, nil)
-	if callErr != nil {
-		return w.fail(callErr)
-	}
-	if len(b) == 0 {
-		return err
-	}
-	return w.fail(broken(err))
+	return err
 }
 
 // Handle implements Core.
@@ -164,10 +159,10 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 	}
 	var out synccore.Output
 	if err := decodeOutput(b, &out); err != nil {
-		return nil, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm output: %v", err)))
+		return nil, w.fail(brokenf("decode wasm output: %v", err))
 	}
 	if out.Error != nil {
-		return out.Commands, w.checkBroken(out.Error)
+		return out.Commands, w.moduleError(out.Error)
 	}
 	return out.Commands, nil
 }
@@ -192,10 +187,10 @@ func (w *WasmCore) View() (synccore.View, error) {
 	}
 	var res viewResult
 	if err := msgpack.Unmarshal(b, &res); err != nil {
-		return synccore.View{}, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm view: %v", err)))
+		return synccore.View{}, w.fail(brokenf("decode wasm view: %v", err))
 	}
 	if res.Error != nil {
-		return synccore.View{}, w.fail(broken(res.Error))
+		return synccore.View{}, w.moduleError(res.Error)
 	}
 	return res.View, nil
 }
@@ -222,10 +217,10 @@ func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
 	}
 	var res messageResult
 	if err := msgpack.Unmarshal(b, &res); err != nil {
-		return synccore.Message{}, false, w.fail(broken(synccore.Errorf(synccore.CodeInternal, "decode wasm message: %v", err)))
+		return synccore.Message{}, false, w.fail(brokenf("decode wasm message: %v", err))
 	}
 	if res.Error != nil {
-		return synccore.Message{}, false, w.fail(broken(res.Error))
+		return synccore.Message{}, false, w.moduleError(res.Error)
 	}
 	return res.Message, true, nil
 }
@@ -245,9 +240,9 @@ func (w *WasmCore) Digest() (string, error) {
 	if len(b) > 0 && (b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
 		var out synccore.Output
 		if err := msgpack.Unmarshal(b, &out); err != nil || out.Error == nil {
-			return "", w.fail(broken(synccore.Errorf(synccore.CodeInternal, "wasm digest is neither hex nor an error")))
+			return "", w.fail(brokenf("wasm digest is neither hex nor an error"))
 		}
-		return "", w.fail(broken(out.Error))
+		return "", w.moduleError(out.Error)
 	}
 	return string(b), nil
 }

@@ -8,6 +8,15 @@ import { Wasi } from './wasi.js';
 
 export const ABI_VERSION = 1;
 
+/**
+ * The error code of a broken core: the module recovered a panic (its
+ * Output error, and every later call on that client, carry it) or the host
+ * saw a trap. Only this code means "discard the Core and rebuild"; every
+ * other code, `internal` from a server's error frame included, leaves the
+ * Core in use. See docs/protocol.md §7.
+ */
+export const CORE_BROKEN = 'core_broken';
+
 const utf8 = new TextEncoder();
 const ascii = new TextDecoder();
 
@@ -106,8 +115,8 @@ export async function defaultWasmSource() {
 
 /**
  * One module instance and one client. Not safe for re-entrant use; every
- * call is synchronous. After a trap (a WebAssembly.RuntimeError) or an
- * `internal` error the instance must be discarded: see `broken`.
+ * call is synchronous. After a trap (a WebAssembly.RuntimeError) or a
+ * `core_broken` error the instance must be discarded: see `broken`.
  */
 export class Core {
   /**
@@ -126,7 +135,7 @@ export class Core {
     this.module = module;
     this.x = instance.exports;
     this.memory = this.x.memory;
-    /** Set once a call trapped or the core reported `internal`: discard this Core. */
+    /** Set once a call trapped or the module answered `core_broken`: discard this Core. */
     this.broken = false;
     this.buf = null; // see mem8
     this.u8 = null;
@@ -141,18 +150,19 @@ export class Core {
     this.h = this.call(() => this.x.agentsync_client_new());
     if (!(this.h > 0)) {
       this.broken = true;
-      throw new AgentsyncError('internal', `agentsync_client_new returned ${this.h}`);
+      throw new AgentsyncError(CORE_BROKEN, `agentsync_client_new returned ${this.h}`);
     }
   }
 
-  // Every export call goes through here: a trap leaves the instance undefined.
+  // Every export call goes through here: a trap (or a result that cannot be
+  // read) leaves the instance undefined, so it is reported as core_broken.
   call(fn) {
-    if (this.broken) throw new AgentsyncError('internal', 'this core instance is broken; rebuild it');
+    if (this.broken) throw brokenError();
     try {
       return fn();
     } catch (err) {
       this.broken = true;
-      throw err instanceof AgentsyncError ? err : new AgentsyncError('internal', `wasm trap: ${err?.message ?? err}`, { cause: err });
+      throw trapError(err);
     }
   }
 
@@ -202,8 +212,8 @@ export class Core {
 
   /**
    * The exact msgpack Output bytes for an encoded event (a copy), for
-   * conformance checks that compare hosts byte for byte. Like handle(), an
-   * `internal` error in it marks the core broken.
+   * conformance checks that compare hosts byte for byte. Like handle(), a
+   * `core_broken` error in it marks the core broken.
    */
   handleRaw(bytes) {
     const raw = this.call(() => {
@@ -219,7 +229,7 @@ export class Core {
    * straight into wasm memory (no intermediate event object or copy).
    */
   handleFrames(data) {
-    if (this.broken) throw new AgentsyncError('internal', 'this core instance is broken; rebuild it');
+    if (this.broken) throw brokenError();
     const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
     const n = bytes.length;
     const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
@@ -249,7 +259,7 @@ export class Core {
       res = this.cachedOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
     } catch (err) {
       this.broken = true;
-      throw err instanceof AgentsyncError ? err : new AgentsyncError('internal', `wasm trap: ${err?.message ?? err}`, { cause: err });
+      throw trapError(err);
     }
     return res;
   }
@@ -281,10 +291,11 @@ export class Core {
 
   output(out) {
     const res = { commands: out?.commands ?? [] };
-    // A recovered panic answers `internal` with no command and leaves the
-    // client broken. An `internal` that comes with commands is the core
-    // reporting something else (a server error frame): the client is fine.
-    if (out?.error && out.error.code === 'internal' && res.commands.length === 0) this.broken = true;
+    // The code alone decides (ABI v1): a recovered panic answers
+    // core_broken and leaves the client broken. Any other code, internal
+    // from a server's error frame included, is reported and the client is
+    // fine (its commands resync).
+    if (out?.error?.code === CORE_BROKEN) this.broken = true;
     if (out?.error) {
       res.error = out.error;
     }
@@ -300,7 +311,7 @@ export class Core {
   // the handle is unknown or the client broken: turn it into an exception.
   checked(v) {
     if (v && typeof v === 'object' && v.error && typeof v.error.code === 'string' && 'commands' in v) {
-      if (v.error.code === 'internal') this.broken = true;
+      if (v.error.code === CORE_BROKEN) this.broken = true;
       throw new AgentsyncError(v.error.code, v.error.message ?? '');
     }
     return v;
@@ -337,6 +348,17 @@ export class Core {
     }
     this.h = 0;
   }
+}
+
+// The error of every call on a Core already known to be broken.
+function brokenError() {
+  return new AgentsyncError(CORE_BROKEN, 'this core instance is broken; rebuild it');
+}
+
+// A trap (a WebAssembly.RuntimeError) or any failure inside an export call.
+function trapError(err) {
+  if (err instanceof AgentsyncError && err.code === CORE_BROKEN) return err;
+  return new AgentsyncError(CORE_BROKEN, `wasm trap: ${err?.message ?? err}`, { cause: err });
 }
 
 function deepFreeze(v) {

@@ -112,7 +112,9 @@ func (c *Client) HandleBytes(event []byte) []byte {
 func (c *Client) AppendHandleBytes(dst, event []byte) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
-			out = appendOutput(dst, nil, Errorf(CodeInternal, "client panic: %v", p))
+			// core_broken, not internal: the host must tell a torn client
+			// (rebuild it) from a server's internal error frame (resync).
+			out = appendOutput(dst, nil, Errorf(CodeCoreBroken, "client panic: %v", p))
 		}
 	}()
 	if b, ok := c.fastDelta(dst, event); ok {

@@ -1,6 +1,7 @@
 package synccore
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -75,5 +76,19 @@ func TestDuplicateIDInOnePage(t *testing.T) {
 	mustHandle(t, c, pageEvent(c.headReq, MessagePage{Items: append(dup, userMsg("m4", 4, "d")), Total: 4}))
 	if v := c.View(); len(v.Messages) != 3 {
 		t.Fatalf("window after re-read %+v", v.Messages)
+	}
+}
+
+// A server cannot make a client rebuild: an error frame that claims
+// core_broken surfaces as internal.
+func TestErrorFrameCannotClaimCoreBroken(t *testing.T) {
+	c := liveClient(t)
+	out, err := c.Handle(framesEvent(Frame{Seq: c.lastSeq + 1, Kind: FrameError, Code: CodeCoreBroken, Reason: "hostile"}))
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInternal {
+		t.Fatalf("error %v, want code internal", err)
+	}
+	if len(out) == 0 {
+		t.Fatal("no resync commands")
 	}
 }

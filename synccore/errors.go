@@ -20,6 +20,12 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeInternal         = "internal"
 	CodeClosed           = "closed" // the client was closed
+
+	// CodeCoreBroken is never sent by a server: the client core itself
+	// panicked (or, in a host, trapped), its state may be torn, and the host
+	// must discard it and rebuild it from the server's snapshot. A server's
+	// internal error (an error frame) is CodeInternal and needs no rebuild.
+	CodeCoreBroken = "core_broken"
 )
 
 // Error is the typed error of the kit: a stable code and a human message.

@@ -94,15 +94,19 @@ func (c *Client) applyFrame(f *Frame) {
 	case FrameResync:
 		c.resync("server asked to resync: "+f.Code+" "+f.Reason, true, true)
 	case FrameError:
-		c.fail(&Error{Code: orDefault(f.Code, CodeInternal), Message: "server error frame: " + f.Reason})
+		c.fail(&Error{Code: serverErrorCode(f.Code), Message: "server error frame: " + f.Reason})
 	case FrameHello:
 		c.fail(Errorf(CodeMalformed, "frame %d: hello in the middle of a subscription", f.Seq))
 	}
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
+// serverErrorCode is the code an error frame surfaces with. core_broken
+// means "this client's core panicked, rebuild it" and only a core may say
+// so: a server that sends it (buggy or hostile) must not make every client
+// rebuild, so it reads as internal, like an error frame without a code.
+func serverErrorCode(code string) string {
+	if code == "" || code == CodeCoreBroken {
+		return CodeInternal
 	}
-	return s
+	return code
 }

@@ -11,18 +11,20 @@
 // error. agentsync_view, agentsync_message and agentsync_digest also answer
 // with an Output holding the error (a msgpack map with "commands" and
 // "error") when the handle is unknown (bad_request) or the client is broken
-// (internal); a host tells it apart from a View, a Message or the ASCII hex
-// digest by its "error" key (the digest: by a first byte that is a msgpack
-// map, never an ASCII hex digit).
+// (core_broken); a host tells it apart from a View, a Message or the ASCII
+// hex digest by its "error" key (the digest: by a first byte that is a
+// msgpack map, never an ASCII hex digit).
 //
 // Every export recovers panics: a panic marks the client broken, and every
-// later call on it returns the same internal error, so a host discards it
-// and rebuilds (new client, start, snapshot) without losing anything.
+// later call on it returns the same core_broken error, so a host discards it
+// and rebuilds (new client, start, snapshot) without losing anything. The
+// code core_broken is reserved for that: a server's error frame with code
+// internal reaches the host as internal and leaves the client healthy.
+// See docs/protocol.md §7.
 package main
 
 import (
 	"bytes"
-	"strings"
 	"unsafe"
 
 	"github.com/agentsync/agentsync/synccore"
@@ -171,7 +173,7 @@ func digest(h int32) (packed int64) {
 }
 
 // lookup finds a live client, or returns the encoded Output error the host
-// gets instead: bad_request for an unknown handle, the recorded internal
+// gets instead: bad_request for an unknown handle, the recorded core_broken
 // error for a broken client.
 func lookup(h int32) (*slot, []byte) {
 	s, ok := clients[h]
@@ -187,24 +189,25 @@ func lookup(h int32) (*slot, []byte) {
 // breakOn records a recovered panic: the client's state may be torn, so it
 // is never used again.
 func (s *slot) breakOn(export string, v any) *synccore.Error {
-	s.broken = synccore.Errorf(synccore.CodeInternal, "%s: panic: %v", export, v)
+	s.broken = synccore.Errorf(synccore.CodeCoreBroken, "%s: panic: %v", export, v)
 	return s.broken
 }
 
-// corePanic is how synccore.Client.HandleBytes reports a panic it recovered
-// itself: the client's state may be torn all the same, so the slot breaks
-// as if the panic had reached this module's recover.
-var corePanic = []byte("client panic: ")
+// brokenCode is how synccore.Client.AppendHandleBytes reports a panic it
+// recovered itself (code core_broken): the client's state may be torn all
+// the same, so the slot breaks as if the panic had reached this module's
+// recover, and later calls answer the same error.
+var brokenCode = []byte(synccore.CodeCoreBroken)
 
 // checkRecovered breaks the slot when res reports a panic the core
-// recovered. Only an Output with an error (a map of two keys) is scanned;
-// the decode confirms the match is the error's message.
+// recovered. Only an Output with an error (a map of two keys) that holds
+// the code's bytes is decoded, so a delta's Output costs one byte compare.
 func (s *slot) checkRecovered(res []byte) {
-	if len(res) == 0 || res[0] != 0x82 || !bytes.Contains(res, corePanic) {
+	if len(res) == 0 || res[0] != 0x82 || !bytes.Contains(res, brokenCode) {
 		return
 	}
 	o, err := synccore.DecodeOutput(res)
-	if err == nil && o.Error != nil && o.Error.Code == synccore.CodeInternal && strings.HasPrefix(o.Error.Message, string(corePanic)) {
+	if err == nil && o.Error != nil && o.Error.Code == synccore.CodeCoreBroken {
 		s.broken = o.Error
 	}
 }

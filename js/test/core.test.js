@@ -3,10 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
-import { AgentsyncError, Core, loadModule } from '../core.js';
+import { AgentsyncError, CORE_BROKEN, Core, loadModule } from '../core.js';
 import { decode, encode } from '../msgpack.js';
-import { wasmPath } from './paths.js';
+import { tracesDir, wasmPath } from './paths.js';
+import { fromBase64 } from './trace-runner.js';
 
 test('loads from a path, bytes, a file URL and a compiled module', async () => {
   const bytes = await readFile(wasmPath);
@@ -73,25 +75,59 @@ test('a trap marks the core broken and every later call refuses', async () => {
       throw new WebAssembly.RuntimeError('unreachable');
     },
   };
-  assert.throws(() => core.handle({ type: 'close' }), (e) => e.code === 'internal' && /unreachable/.test(e.message));
+  assert.throws(() => core.handle({ type: 'close' }), (e) => e.code === CORE_BROKEN && /unreachable/.test(e.message));
   assert.equal(core.broken, true);
-  assert.throws(() => core.view(), (e) => e.code === 'internal');
+  assert.throws(() => core.view(), (e) => e.code === CORE_BROKEN);
 });
 
-test('an internal error Output marks the core broken', async () => {
-  const core = await Core.load(wasmPath);
+// Places an Output in the module's memory by hand and answers it from
+// agentsync_handle, as the module does after a recovered panic.
+function answerOutput(core, output) {
   core.x = {
     ...core.x,
     agentsync_handle: () => {
-      // An Output {commands: [], error: {code: internal}} placed in memory
-      // by hand, as the module does after a recovered panic.
-      const bytes = encode({ commands: [], error: { code: 'internal', message: 'panic: boom' } });
+      const bytes = encode(output);
       const ptr = core.x.agentsync_alloc(bytes.length);
       new Uint8Array(core.memory.buffer, ptr, bytes.length).set(bytes);
       return (BigInt(ptr) << 32n) | BigInt(bytes.length);
     },
   };
-  const out = core.handle({ type: 'close' });
+}
+
+test('only a core_broken Output marks the core broken', async () => {
+  const core = await Core.load(wasmPath);
+  const real = core.x;
+  // An internal error with no command (the shape the old heuristic took
+  // for a panic) is a reported error: the core stays in use.
+  answerOutput(core, { commands: [], error: { code: 'internal', message: 'server error frame: boom' } });
+  let out = core.handle({ type: 'close' });
   assert.equal(out.error.code, 'internal');
+  assert.equal(core.broken, false);
+  core.x = real;
+  assert.match(core.digest(), /^[0-9a-f]{64}$/);
+
+  answerOutput(core, { commands: [], error: { code: CORE_BROKEN, message: 'agentsync_handle: panic: boom' } });
+  out = core.handle({ type: 'close' });
+  assert.equal(out.error.code, CORE_BROKEN);
   assert.equal(core.broken, true);
+  assert.throws(() => core.digest(), (e) => e instanceof AgentsyncError && e.code === CORE_BROKEN);
+  assert.throws(() => core.handleFrames(new Uint8Array([0x90])), (e) => e.code === CORE_BROKEN);
+});
+
+test('a server error frame with code internal (trace 27) leaves the core in use', async () => {
+  const trace = JSON.parse(await readFile(path.join(tracesDir, '27-server-error-frame.json'), 'utf8'));
+  const core = await Core.load(wasmPath);
+  let internal = 0;
+  for (const step of trace.steps) {
+    const out = core.handleBytes(fromBase64(step.event_b64));
+    assert.equal(out.error?.code, step.expect.error, step.note);
+    if (out.error?.code === 'internal') {
+      internal++;
+      assert.ok(out.commands.length > 0, 'the error frame asks for a resync');
+    }
+    assert.equal(core.broken, false, `${step.note}: not broken`);
+  }
+  assert.equal(internal, 1, 'the trace reports the server error once');
+  assert.equal(core.digest(), trace.steps.at(-1).expect.digest);
+  assert.ok(core.view().messages.length > 0, 'the view is still readable');
 });
