@@ -20,6 +20,11 @@ type decoder struct {
 	// alias lets Event.data alias the input (HandleBytes copies what it
 	// keeps); the exported decoders return owned bytes.
 	alias bool
+	// partSlab is where the parts of a page's messages are cut from, a
+	// few allocations per page instead of one per message; msgsLeft counts
+	// the messages of the page still to read, to size it.
+	partSlab []Part
+	msgsLeft int
 }
 
 func (d *decoder) fail(msg string) {
@@ -491,13 +496,15 @@ func (d *decoder) messages() []Message {
 	// the capacity is bounded further so a lying header cannot make a
 	// huge allocation.
 	ms := make([]Message, 0, min(n, 256))
-	for range n {
+	for i := range n {
 		if d.bad {
 			return nil
 		}
+		d.msgsLeft = n - i
 		ms = append(ms, Message{})
 		d.message(&ms[len(ms)-1])
 	}
+	d.msgsLeft, d.partSlab = 0, nil
 	return ms
 }
 
@@ -539,7 +546,17 @@ func (d *decoder) parts() []Part {
 	if n < 0 || d.bad {
 		return nil
 	}
-	ps := make([]Part, 0, min(n, 64))
+	var ps []Part
+	if d.msgsLeft > 1 && n > 0 && n <= 64 {
+		if len(d.partSlab) < n {
+			// Room for the rest of the page if its messages are like this
+			// one, bounded (each part takes at least a byte of input).
+			d.partSlab = make([]Part, max(n, min(n*d.msgsLeft, 256, len(d.r.b)-d.r.i)))
+		}
+		ps, d.partSlab = d.partSlab[:0:n], d.partSlab[n:]
+	} else {
+		ps = make([]Part, 0, min(n, 64))
+	}
 	for range n {
 		if d.bad {
 			return nil

@@ -72,6 +72,21 @@ func newEntry(m *Message) *entry {
 	return e
 }
 
+// entrySlab hands out the entries of a page's new messages from one
+// allocation instead of one each (a snapshot of 200 messages saved 199).
+// The slab lives as long as the window holds any of its entries.
+type entrySlab []entry
+
+func (s *entrySlab) newEntry(m *Message) *entry {
+	if len(*s) == 0 {
+		return newEntry(m)
+	}
+	e := &(*s)[0]
+	*s = (*s)[1:]
+	e.setCommitted(m)
+	return e
+}
+
 func (e *entry) done() bool { return e.meta.Done() }
 
 // findPart returns the index of the part with the given id, or -1. It scans

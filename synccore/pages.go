@@ -98,11 +98,12 @@ func (c *Client) onHeadPage(ev *Event) {
 func (c *Client) applySnapshot() {
 	pages := c.headPages
 	c.headPages = nil
-	var items []Message
-	for i := len(pages) - 1; i >= 0; i-- {
-		items = append(items, pages[i].Items...)
-	}
+	items := pages[0].Items // one page, the usual case: its items as they are
 	if len(pages) > 1 {
+		items = nil
+		for i := len(pages) - 1; i >= 0; i-- {
+			items = append(items, pages[i].Items...)
+		}
 		items = uniqueBySequence(items) // pages read at different times may overlap
 	}
 	head, oldest := pages[0], pages[len(pages)-1]
@@ -112,6 +113,10 @@ func (c *Client) applySnapshot() {
 		old := c.byID
 		c.win, c.byID = make([]*entry, 0, len(items)), make(map[string]*entry, len(items))
 		c.winGen++
+		var slab entrySlab
+		if len(old) == 0 { // every entry is new: the first snapshot
+			slab = make(entrySlab, len(items))
+		}
 		for i := range items {
 			m := &items[i]
 			if c.byID[m.MessageID] != nil {
@@ -119,7 +124,7 @@ func (c *Client) applySnapshot() {
 			}
 			e := old[m.MessageID]
 			if e == nil || e.meta.Revision < m.Revision {
-				e = newEntry(m)
+				e = slab.newEntry(m)
 			}
 			c.win = append(c.win, e)
 			c.byID[m.MessageID] = e
@@ -192,6 +197,7 @@ func (c *Client) onOlderPage(ev *Event) {
 		oldest = c.win[0].meta.Sequence
 	}
 	var add []*entry
+	slab := make(entrySlab, len(items)) // the items skipped leave theirs unused
 	for i := range items {
 		m := &items[i]
 		if m.Sequence >= oldest || c.byID[m.MessageID] != nil || m.SessionID != c.sessionID {
@@ -200,7 +206,7 @@ func (c *Client) onOlderPage(ev *Event) {
 		if s := seen[m.MessageID]; s != nil && s.Revision > m.Revision {
 			m = s // a revision committed after the page was read
 		}
-		e := newEntry(m)
+		e := slab.newEntry(m)
 		c.byID[m.MessageID] = e
 		c.winGen++
 		add = append(add, e)

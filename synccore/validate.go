@@ -27,7 +27,11 @@ func partAllowed(role Role, t PartType) bool {
 
 // ValidatePart checks one part of a message of the given role: its type,
 // ids and the state or status values its type allows.
-func ValidatePart(role Role, p Part) error {
+func ValidatePart(role Role, p Part) error { return validatePart(role, &p) }
+
+// validatePart is ValidatePart without copying the part (448 bytes; a page
+// of 200 messages validates 800 of them).
+func validatePart(role Role, p *Part) error {
 	if !knownPartType(p.Type) {
 		return Errorf(CodeUnknownPartType, "part %q: unknown type %q", p.PartID, p.Type)
 	}
@@ -112,7 +116,7 @@ func ValidatePart(role Role, p Part) error {
 
 // validateRequest checks an interaction's request: a map whose kind is
 // approval or question (msgpack decodes maps as map[string]any).
-func validateRequest(p Part) error {
+func validateRequest(p *Part) error {
 	if p.Request == nil {
 		return Errorf(CodeInvalidPart, "part %q: an interaction part needs a request", p.PartID)
 	}
@@ -166,7 +170,7 @@ func ValidateMessage(m Message) error {
 	}
 	for i := range m.Parts {
 		p := &m.Parts[i]
-		if err := ValidatePart(m.Role, *p); err != nil {
+		if err := validatePart(m.Role, p); err != nil {
 			return errf(err, "message %q", m.MessageID)
 		}
 		if p.Sequence != int64(i+1) {
@@ -252,7 +256,7 @@ func ValidateFrame(f *Frame) error {
 		if f.MessageID == "" || f.Revision < 1 || f.Part == nil {
 			return Errorf(CodeMalformed, "part frame %d needs message_id, revision and part", f.Seq)
 		}
-		if err := ValidatePart(RoleAgent, *f.Part); err != nil {
+		if err := validatePart(RoleAgent, f.Part); err != nil {
 			return errf(err, "part frame %d", f.Seq)
 		}
 	case FrameDelta:

@@ -36,7 +36,7 @@ func (d *decoder) anyValue(depth int) any {
 		n := d.lenAfter(c)
 		m := make(map[string]any, min(n, 64))
 		for range n {
-			k := d.string()
+			k := d.sharedString() // keys repeat across the parts of a page
 			v := d.anyValue(depth + 1)
 			if d.bad {
 				return nil

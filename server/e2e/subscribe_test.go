@@ -124,8 +124,11 @@ func TestSlowSubscriber(t *testing.T) {
 	// it can see the resync frame; the light pacing keeps the fast readers
 	// ahead even on a loaded machine.
 	s := newServer(t, serverOpts{
-		QueueLimit: 256, SendBuffer: 4096, WriteTimeout: 5 * time.Minute,
-		Speed: model.Speed{Delta: 20 * time.Microsecond},
+		// 4096 queued frames at 25 µs a delta give a fast reader ~100 ms
+		// of slack for a descheduled goroutine; the slow one still
+		// overflows, as 12,500 deltas are streamed.
+		QueueLimit: 4096, SendBuffer: 4096, WriteTimeout: 5 * time.Minute,
+		Speed: model.Speed{Delta: 25 * time.Microsecond},
 	})
 	sid := s.createSession()
 
@@ -195,13 +198,13 @@ func TestSlowSubscriber(t *testing.T) {
 		}()
 	}
 	start := time.Now()
-	s.say(sid, "scenario:long chars=50000 delta=16")
+	s.say(sid, "scenario:long chars=200000 delta=16")
 	wg.Wait()
 	if v := failed.Load(); v != nil {
 		t.Fatalf("fast subscriber: %v", v)
 	}
 	final := lastAgent(t, s.waitIdle(sid, 2))
-	t.Logf("50,000 runes streamed to %d fast subscribers in %s", fast, time.Since(start))
+	t.Logf("200,000 runes streamed to %d fast subscribers in %s", fast, time.Since(start))
 	for i, m := range mirrors {
 		if got := textOf(*m.msgs[final.MessageID]); got != textOf(final) {
 			t.Fatalf("fast subscriber %d has %d bytes, snapshot %d", i, len(got), len(textOf(final)))

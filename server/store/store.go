@@ -15,8 +15,8 @@
 //   - part ids are unique in a message, part sequences are 1, 2, 3... and a
 //     part keeps its sequence forever; parts not given in a commit are kept.
 //
-// Part bodies are msgpack blobs of synccore.Part, decoded by a hand-written
-// decoder (partdecode.go). The schema lives in schema.go as numbered
+// Part bodies are msgpack blobs of synccore.Part, written and read by
+// synccore's reflection-free codec (codec.go). The schema lives in schema.go as numbered
 // migrations.
 package store
 

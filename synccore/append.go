@@ -1,0 +1,67 @@
+package synccore
+
+// append.go exports the codec's append-style entry points for servers that
+// encode on a hot path (a WebSocket writer, a page handler, a store writing
+// part bodies): they write into the caller's buffer, so a reused buffer
+// makes encoding allocation-free. Unlike the Encode* functions they write a
+// nil slice as msgpack nil, exactly as msgpack.Marshal (compact ints,
+// sorted map keys) writes the same value; see append_test.go.
+//
+// On failure (an `any` field holding a value msgpack cannot represent, such
+// as a channel) they return dst unchanged and a CodeInternal error.
+
+// AppendFrames appends one WebSocket message, a msgpack array of frames.
+func AppendFrames(dst []byte, frames []Frame) ([]byte, error) {
+	b := appendArrayHeader(dst, len(frames))
+	var err error
+	for i := range frames {
+		if b, err = appendFrame(b, &frames[i]); err != nil {
+			return dst, errf(err, "frame %d (%s)", frames[i].Seq, frames[i].Kind)
+		}
+	}
+	return b, nil
+}
+
+// AppendPage appends a messages() page.
+func AppendPage(dst []byte, p *MessagePage) ([]byte, error) {
+	b, err := appendPage(dst, p)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
+// AppendMessage appends one message.
+func AppendMessage(dst []byte, m *Message) ([]byte, error) {
+	b, err := appendMessage(dst, m)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
+// AppendPart appends one part: the body format of a stored part.
+func AppendPart(dst []byte, p *Part) ([]byte, error) {
+	b, err := appendPart(dst, p)
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
+// DecodePart decodes one part, as AppendPart writes it (or msgpack/v5 with
+// any key order, unknown keys skipped). It checks the shape only (see
+// ValidatePart). Every string is copied, so b may be memory the caller
+// reuses, such as a blob owned by SQLite.
+func DecodePart(b []byte) (Part, error) {
+	var p Part
+	if len(b) == 0 {
+		return p, Errorf(CodeMalformed, "part: empty input")
+	}
+	d := decoder{r: reader{b: b}}
+	d.part(&p)
+	if err := d.finish("part"); err != nil {
+		return Part{}, err
+	}
+	return p, nil
+}
