@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // WasmCore is one client core running in its own instance of the
@@ -26,10 +25,7 @@ type WasmCore struct {
 	broken error
 	closed bool
 
-	// enc and buf encode events without allocating per call; hdr holds a
-	// frames event's header.
-	buf bytes.Buffer
-	enc *msgpack.Encoder
+	// hdr holds a frames event's header.
 	hdr []byte
 }
 
@@ -41,8 +37,6 @@ var (
 // NewWasmCore starts a new instance of rt's module with one idle client.
 func NewWasmCore(ctx context.Context, rt *Runtime) (*WasmCore, error) {
 	w := &WasmCore{rt: rt}
-	w.enc = msgpack.NewEncoder(&w.buf)
-	w.enc.UseCompactInts(true)
 	if err := w.start(ctx); err != nil {
 		return nil, err
 	}
@@ -147,18 +141,14 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 		w.hdr = appendFramesEventHeader(w.hdr[:0], len(ev.Data))
 		in = [2][]byte{w.hdr, ev.Data}
 	} else {
-		w.buf.Reset()
-		if err := w.enc.Encode(&ev); err != nil {
-			return nil, synccore.Errorf(synccore.CodeMalformed, "encode %s event: %v", ev.Type, err)
-		}
-		in = [2][]byte{w.buf.Bytes(), nil}
+		in = [2][]byte{synccore.EncodeEvent(ev), nil}
 	}
 	b, err := w.callInput(w.inst.handle, in[0], in[1])
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	var out synccore.Output
-	if err := decodeOutput(b, &out); err != nil {
+	out, err := synccore.DecodeOutput(b)
+	if err != nil {
 		return nil, w.fail(brokenf("decode wasm output: %v", err))
 	}
 	if out.Error != nil {
@@ -167,11 +157,18 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 	return out.Commands, nil
 }
 
-// viewResult decodes a View or, from a broken or unknown client, the Output
-// error the module answers instead.
-type viewResult struct {
-	synccore.View `msgpack:",inline"`
-	Error         *synccore.Error `msgpack:"error,omitempty"`
+// answerError is the Output error the module answers instead of a view,
+// message or digest for a broken or unknown client (an Output map with an
+// "error" key; a view or message has none, so it decodes to no error).
+func answerError(b []byte) *synccore.Error {
+	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
+		return nil // not a map: a digest's hex
+	}
+	out, err := synccore.DecodeOutput(b)
+	if err != nil {
+		return nil
+	}
+	return out.Error
 }
 
 // View implements Core.
@@ -185,20 +182,14 @@ func (w *WasmCore) View() (synccore.View, error) {
 	if err != nil {
 		return synccore.View{}, w.fail(err)
 	}
-	var res viewResult
-	if err := msgpack.Unmarshal(b, &res); err != nil {
+	if e := answerError(b); e != nil {
+		return synccore.View{}, w.moduleError(e)
+	}
+	v, err := synccore.DecodeView(b)
+	if err != nil {
 		return synccore.View{}, w.fail(brokenf("decode wasm view: %v", err))
 	}
-	if res.Error != nil {
-		return synccore.View{}, w.moduleError(res.Error)
-	}
-	return res.View, nil
-}
-
-// messageResult is viewResult for one message.
-type messageResult struct {
-	synccore.Message `msgpack:",inline"`
-	Error            *synccore.Error `msgpack:"error,omitempty"`
+	return v, nil
 }
 
 // Message implements Core.
@@ -215,14 +206,14 @@ func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
 	if len(b) == 0 {
 		return synccore.Message{}, false, nil
 	}
-	var res messageResult
-	if err := msgpack.Unmarshal(b, &res); err != nil {
+	if e := answerError(b); e != nil {
+		return synccore.Message{}, false, w.moduleError(e)
+	}
+	m, err := synccore.DecodeMessage(b)
+	if err != nil {
 		return synccore.Message{}, false, w.fail(brokenf("decode wasm message: %v", err))
 	}
-	if res.Error != nil {
-		return synccore.Message{}, false, w.moduleError(res.Error)
-	}
-	return res.Message, true, nil
+	return m, true, nil
 }
 
 // Digest implements Core.
@@ -236,13 +227,12 @@ func (w *WasmCore) Digest() (string, error) {
 	if err != nil {
 		return "", w.fail(err)
 	}
-	// A digest is ASCII hex; a msgpack map first byte means an Output error.
-	if len(b) > 0 && (b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
-		var out synccore.Output
-		if err := msgpack.Unmarshal(b, &out); err != nil || out.Error == nil {
-			return "", w.fail(brokenf("wasm digest is neither hex nor an error"))
-		}
-		return "", w.moduleError(out.Error)
+	// A digest is ASCII hex; a msgpack map means an Output error.
+	if e := answerError(b); e != nil {
+		return "", w.moduleError(e)
+	}
+	if len(b) != 64 {
+		return "", w.fail(brokenf("wasm digest is neither hex nor an error"))
 	}
 	return string(b), nil
 }
