@@ -2,13 +2,11 @@ package bindings
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"strings"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
-	"github.com/agentsync/agentsync/wasm/module"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -156,18 +154,3 @@ func BenchmarkNewInstance(b *testing.B) {
 	}
 }
 
-// BenchmarkModuleSize reports the module's size raw and gzipped (-9), the
-// bytes a browser downloads. Brotli has no Go library in this module's
-// dependencies: measure it with the brotli CLI.
-func BenchmarkModuleSize(b *testing.B) {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(module.Wasm)
-	_ = zw.Close()
-	for range b.N {
-		// Nothing to time: the figures are the metrics below.
-	}
-	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(float64(len(module.Wasm)), "raw-bytes")
-	b.ReportMetric(float64(buf.Len()), "gzip-bytes")
-}

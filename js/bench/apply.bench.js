@@ -131,7 +131,6 @@ const small = await bench('apply_delta_1KB', 1024);
 console.log(JSON.stringify(small));
 const large = await bench('apply_delta_10MB', 10 * 1024 * 1024);
 console.log(JSON.stringify(large));
-console.log(JSON.stringify({ name: 'apply_delta_ratio_10MB_1KB', ratio: Number((large.ns_per_op / small.ns_per_op).toFixed(2)) }));
 console.log(JSON.stringify(await refresh('refresh_message_100KB', 100 * 1024)));
 if (small.errors || large.errors || !small.applied || !large.applied) {
   console.error('bench: some deltas were rejected or not applied; the figures are not meaningful');
