@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -16,9 +17,12 @@ type result struct {
 }
 
 // parseGoBench reads `go test -bench` output. Lines that are not benchmark
-// results are ignored; the last result of a name wins.
+// results are ignored. A name run several times (-count) reports the
+// median of each metric: these machines are noisy, and the median neither
+// flatters (min) nor punishes (max) a run.
 func parseGoBench(r io.Reader, pkg string) []result {
-	var out []result
+	var order []string
+	runs := map[string][]map[string]float64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -43,7 +47,34 @@ func parseGoBench(r io.Reader, pkg string) []result {
 			}
 			res.Metrics[f[i+1]] = v
 		}
-		out = append(out, res)
+		if _, ok := runs[res.Name]; !ok {
+			order = append(order, res.Name)
+		}
+		runs[res.Name] = append(runs[res.Name], res.Metrics)
+	}
+	out := make([]result, 0, len(order))
+	for _, name := range order {
+		out = append(out, result{Name: name, Metrics: medians(runs[name])})
 	}
 	return out
+}
+
+// medians is, for each metric, its median over the runs that report it.
+func medians(runs []map[string]float64) map[string]float64 {
+	vals := map[string][]float64{}
+	for _, m := range runs {
+		for k, v := range m {
+			vals[k] = append(vals[k], v)
+		}
+	}
+	med := make(map[string]float64, len(vals))
+	for k, v := range vals {
+		sort.Float64s(v)
+		if n := len(v); n%2 == 1 {
+			med[k] = v[n/2]
+		} else {
+			med[k] = (v[n/2-1] + v[n/2]) / 2
+		}
+	}
+	return med
 }
