@@ -153,4 +153,3 @@ func BenchmarkNewInstance(b *testing.B) {
 		_ = core.Close()
 	}
 }
-
