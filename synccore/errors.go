@@ -18,6 +18,7 @@ const (
 	CodeNotPending       = "not_pending" // an answer to an interaction that is not pending
 	CodeConflict         = "conflict"
 	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden" // a browser origin the server does not allow
 	CodeInternal         = "internal"
 	CodeClosed           = "closed" // the client was closed
 

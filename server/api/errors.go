@@ -20,6 +20,8 @@ func statusFor(code string) int {
 		return http.StatusBadRequest
 	case synccore.CodeUnauthorized:
 		return http.StatusUnauthorized
+	case synccore.CodeForbidden:
+		return http.StatusForbidden
 	case synccore.CodeNotFound:
 		return http.StatusNotFound
 	case synccore.CodeNotPending, synccore.CodeConflict, synccore.CodeDoneIsFinal:

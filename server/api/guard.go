@@ -69,7 +69,7 @@ func (a *api) authorized(r *http.Request, allowQuery bool) bool {
 func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !a.origins.allows(r) {
-			a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "origin %q is not allowed", r.Header.Get("Origin")))
+			a.writeError(w, r, synccore.Errorf(synccore.CodeForbidden, "origin %q is not allowed", r.Header.Get("Origin")))
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" {
@@ -89,7 +89,7 @@ func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFun
 // served from another dev server (say Vite on :5173) can call the API.
 func (a *api) preflight(w http.ResponseWriter, r *http.Request) {
 	if !a.origins.allows(r) {
-		a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "origin %q is not allowed", r.Header.Get("Origin")))
+		a.writeError(w, r, synccore.Errorf(synccore.CodeForbidden, "origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
 	h := w.Header()

@@ -110,7 +110,7 @@ func TestTokenAndOrigin(t *testing.T) {
 	s.do("GET", "/v1/sessions", nil).expect(t, 200, nil)
 
 	// Origins: same host and listed origins pass, others are refused.
-	s.do("GET", "/v1/sessions", nil, "Origin: http://evil.example").expectError(t, 401, synccore.CodeUnauthorized)
+	s.do("GET", "/v1/sessions", nil, "Origin: http://evil.example").expectError(t, 403, synccore.CodeForbidden)
 	r := s.do("GET", "/v1/sessions", nil, "Origin: http://ui.example")
 	r.expect(t, 200, nil)
 	if r.Header.Get("Access-Control-Allow-Origin") != "http://ui.example" {
@@ -147,7 +147,7 @@ func TestTokenAndOrigin(t *testing.T) {
 	if st, err := dial(url, http.Header{"Authorization": {"Bearer s3cret"}}); st != 101 {
 		t.Fatalf("subscribe with header token: %d %v", st, err)
 	}
-	if st, _ := dial(url+"?token=s3cret", http.Header{"Origin": {"http://evil.example"}}); st != 401 {
+	if st, _ := dial(url+"?token=s3cret", http.Header{"Origin": {"http://evil.example"}}); st != 403 {
 		t.Fatalf("subscribe from a bad origin: %d", st)
 	}
 	if st, err := dial(url+"?token=s3cret", http.Header{"Origin": {"http://ui.example"}}); st != 101 {
