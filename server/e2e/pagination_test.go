@@ -171,11 +171,22 @@ func TestPagination(t *testing.T) {
 				t.Fatalf("head page ends at %d, total %d", p.EndSequence, p.Total)
 			}
 		}
-		msgs := s.waitFor(sid, 60*time.Second, "every burst message answered", func(msgs []synccore.Message) bool {
-			return noneStreaming(msgs) && countRole(msgs, synccore.RoleUser) == 20
-		})
-		if p := s.page(sid, "include_internal=1"); p.Total != int64(len(msgs)) {
-			t.Fatalf("final total %d, history has %d", p.Total, len(msgs))
+		// Once every burst message is answered, total counts exactly the
+		// messages there are. Read both until they come from the same
+		// moment: between turns the next agent message may still be made.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			msgs := s.waitFor(sid, 60*time.Second, "every burst message answered", func(msgs []synccore.Message) bool {
+				return noneStreaming(msgs) && countRole(msgs, synccore.RoleUser) == 20
+			})
+			p := s.page(sid, "include_internal=1")
+			if p.Total == int64(len(msgs)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("final total %d, history has %d", p.Total, len(msgs))
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }

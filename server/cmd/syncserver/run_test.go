@@ -162,7 +162,7 @@ func TestRunWithTokenAndOrigins(t *testing.T) {
 	if st := status("Authorization", "Bearer tok", "Origin", "http://ui.example"); st != 200 {
 		t.Fatalf("allowed origin: %d", st)
 	}
-	if st := status("Authorization", "Bearer tok", "Origin", "http://evil.example"); st != 401 {
+	if st := status("Authorization", "Bearer tok", "Origin", "http://evil.example"); st != 403 {
 		t.Fatalf("other origin: %d", st)
 	}
 	// The demo page itself is public: a browser cannot send the token.
