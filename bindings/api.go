@@ -73,15 +73,12 @@ func (a *API) Sessions(ctx context.Context) ([]Session, error) {
 // snapshot: the newest limit messages with sequence < beforeSequence (0:
 // up to the head), oldest first. A limit of 0 is the server's default.
 func (a *API) Messages(ctx context.Context, sessionID string, limit int, beforeSequence int64, includeInternal bool) (synccore.MessagePage, error) {
-	var page synccore.MessagePage
 	raw, err := a.pageBytes(ctx, sessionID, limit, beforeSequence, includeInternal)
 	if err != nil {
-		return page, err
+		return synccore.MessagePage{}, err
 	}
-	if err := msgpack.Unmarshal(raw, &page); err != nil {
-		return page, synccore.Errorf(synccore.CodeMalformed, "decode page: %v", err)
-	}
-	return page, nil
+	return synccore.DecodePage(raw) // the same decoder the core uses; a typed malformed error
+
 }
 
 // pageBytes is Messages without decoding: the core takes the page's bytes
@@ -248,8 +245,10 @@ func codeForStatus(status int) string {
 	switch status {
 	case http.StatusBadRequest:
 		return synccore.CodeBadRequest
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusUnauthorized:
 		return synccore.CodeUnauthorized
+	case http.StatusForbidden:
+		return synccore.CodeForbidden
 	case http.StatusNotFound:
 		return synccore.CodeNotFound
 	case http.StatusConflict:

@@ -106,41 +106,35 @@ func clientFree(h int32) {
 }
 
 //go:wasmexport agentsync_handle
-func handle(h, ptr, n int32) (packed int64) {
-	s, errOut := lookup(h)
-	if errOut != nil {
-		return out(errOut)
-	}
-	in, err := inputBytes(ptr, n)
-	if err != nil {
-		return out(errorOutput(err))
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			packed = out(errorOutput(s.breakOn("agentsync_handle", v)))
-		}
-	}()
-	handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
-	s.checkRecovered(handleOut)
-	return out(handleOut)
+func handle(h, ptr, n int32) int64 {
+	return guarded("agentsync_handle", h, ptr, n, func(s *slot, in []byte) []byte {
+		handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
+		s.checkRecovered(handleOut)
+		return handleOut
+	})
 }
 
 //go:wasmexport agentsync_view
-func view(h int32) (packed int64) {
-	s, errOut := lookup(h)
-	if errOut != nil {
-		return out(errOut)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			packed = out(errorOutput(s.breakOn("agentsync_view", v)))
-		}
-	}()
-	return out(s.client.ViewBytes())
+func view(h int32) int64 {
+	return guarded("agentsync_view", h, 0, 0, func(s *slot, _ []byte) []byte { return s.client.ViewBytes() })
 }
 
 //go:wasmexport agentsync_message
-func message(h, ptr, n int32) (packed int64) {
+func message(h, ptr, n int32) int64 {
+	// An absent message is a result of length 0.
+	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) []byte { return s.client.MessageBytes(string(in)) })
+}
+
+//go:wasmexport agentsync_digest
+func digest(h int32) int64 {
+	return guarded("agentsync_digest", h, 0, 0, func(s *slot, _ []byte) []byte { return []byte(s.client.Digest()) })
+}
+
+// guarded runs fn on the live client h with the n input bytes the host
+// wrote at ptr. An unknown or broken handle and an input outside the alloc
+// buffer answer an Output error; a panic in fn breaks the client and
+// answers its core_broken error.
+func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte) (packed int64) {
 	s, errOut := lookup(h)
 	if errOut != nil {
 		return out(errOut)
@@ -151,25 +145,10 @@ func message(h, ptr, n int32) (packed int64) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			packed = out(errorOutput(s.breakOn("agentsync_message", v)))
+			packed = out(errorOutput(s.breakOn(export, v)))
 		}
 	}()
-	// An absent message is a result of length 0.
-	return out(s.client.MessageBytes(string(in)))
-}
-
-//go:wasmexport agentsync_digest
-func digest(h int32) (packed int64) {
-	s, errOut := lookup(h)
-	if errOut != nil {
-		return out(errOut)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			packed = out(errorOutput(s.breakOn("agentsync_digest", v)))
-		}
-	}()
-	return out([]byte(s.client.Digest()))
+	return out(fn(s, in))
 }
 
 // lookup finds a live client, or returns the encoded Output error the host
