@@ -277,6 +277,33 @@ class Reader {
       throw new MsgpackError(`truncated msgpack: need ${n} bytes at offset ${this.pos} of ${this.buf.length}`);
     }
   }
+
+  // Big-endian fixed-width reads that check the bounds and advance.
+  u8() {
+    this.need(1);
+    return this.buf[this.pos++];
+  }
+
+  u16() {
+    this.need(2);
+    const v = this.view.getUint16(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  u32() {
+    this.need(4);
+    const v = this.view.getUint32(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  fixed(n, get) {
+    this.need(n);
+    const v = get.call(this.view, this.pos);
+    this.pos += n;
+    return v;
+  }
 }
 
 // Short strings are decoded by hand: TextDecoder's call cost dominates below
@@ -376,7 +403,6 @@ function readValue(r, depth) {
   if (b >= 0xa0 && b <= 0xbf) return readUtf8(r, b & 0x1f);
   if (b >= 0x90 && b <= 0x9f) return readArray(r, b & 0x0f, depth);
   if (b >= 0x80 && b <= 0x8f) return readMap(r, b & 0x0f, depth);
-  let v;
   switch (b) {
     case 0xc0:
       return null;
@@ -385,69 +411,35 @@ function readValue(r, depth) {
     case 0xc3:
       return true;
     case 0xc4:
-      r.need(1);
-      return readBin(r, r.buf[r.pos++]);
+      return readBin(r, r.u8());
     case 0xc5:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return readBin(r, v);
+      return readBin(r, r.u16());
     case 0xc6:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return readBin(r, v);
+      return readBin(r, r.u32());
     case 0xc7:
-      r.need(1);
-      return readExt(r, r.buf[r.pos++]);
+      return readExt(r, r.u8());
     case 0xc8:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return readExt(r, v);
+      return readExt(r, r.u16());
     case 0xc9:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return readExt(r, v);
+      return readExt(r, r.u32());
     case 0xca:
-      r.need(4);
-      v = r.view.getFloat32(r.pos);
-      r.pos += 4;
-      return v;
+      return r.fixed(4, DataView.prototype.getFloat32);
     case 0xcb:
-      r.need(8);
-      v = r.view.getFloat64(r.pos);
-      r.pos += 8;
-      return v;
+      return r.fixed(8, DataView.prototype.getFloat64);
     case 0xcc:
-      r.need(1);
-      return r.buf[r.pos++];
+      return r.u8();
     case 0xcd:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return v;
+      return r.u16();
     case 0xce:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return v;
+      return r.u32();
     case 0xcf:
       return u64(r, false);
     case 0xd0:
-      r.need(1);
-      return r.view.getInt8(r.pos++);
+      return r.fixed(1, DataView.prototype.getInt8);
     case 0xd1:
-      r.need(2);
-      v = r.view.getInt16(r.pos);
-      r.pos += 2;
-      return v;
+      return r.fixed(2, DataView.prototype.getInt16);
     case 0xd2:
-      r.need(4);
-      v = r.view.getInt32(r.pos);
-      r.pos += 4;
-      return v;
+      return r.fixed(4, DataView.prototype.getInt32);
     case 0xd3:
       return u64(r, true);
     case 0xd4:
@@ -461,38 +453,19 @@ function readValue(r, depth) {
     case 0xd8:
       return readExt(r, 16);
     case 0xd9:
-      r.need(1);
-      return readUtf8(r, r.buf[r.pos++]);
+      return readUtf8(r, r.u8());
     case 0xda:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return readUtf8(r, v);
+      return readUtf8(r, r.u16());
     case 0xdb:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return readUtf8(r, v);
+      return readUtf8(r, r.u32());
     case 0xdc:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return readArray(r, v, depth);
+      return readArray(r, r.u16(), depth);
     case 0xdd:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return readArray(r, v, depth);
+      return readArray(r, r.u32(), depth);
     case 0xde:
-      r.need(2);
-      v = r.view.getUint16(r.pos);
-      r.pos += 2;
-      return readMap(r, v, depth);
+      return readMap(r, r.u16(), depth);
     case 0xdf:
-      r.need(4);
-      v = r.view.getUint32(r.pos);
-      r.pos += 4;
-      return readMap(r, v, depth);
+      return readMap(r, r.u32(), depth);
     default:
       throw new MsgpackError(`invalid msgpack byte 0x${b.toString(16)} at offset ${r.pos - 1}`);
   }

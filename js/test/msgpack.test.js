@@ -99,3 +99,29 @@ test('malformed input throws MsgpackError, never hangs or allocates wildly', () 
 test('timestamps decode to Date', () => {
   assert.equal(decode(bytes('d6ff00000001')).getTime(), 1000);
 });
+
+test('every sized form decodes, and a truncated one throws', () => {
+  const cases = [
+    ['cc ff', 255], ['cd 0100', 256], ['ce 00010000', 65536],
+    ['d0 80', -128], ['d1 8000', -32768], ['d2 80000000', -2147483648],
+    ['ca 3fc00000', 1.5], ['cb 3ff8000000000000', 1.5],
+    ['d9 03 616263', 'abc'], ['da 0003 616263', 'abc'], ['db 00000003 616263', 'abc'],
+    ['dc 0002 01 02', [1, 2]], ['dd 00000002 01 02', [1, 2]],
+    ['de 0001 a16b 01', { k: 1 }], ['df 00000001 a16b 01', { k: 1 }],
+  ];
+  for (const [h, want] of cases) {
+    const b = bytes(h.replaceAll(' ', ''));
+    assert.deepEqual(decode(b), want, h);
+    assert.throws(() => decode(b.subarray(0, b.length - 1)), MsgpackError, `truncated ${h}`);
+  }
+  for (const h of ['c4 02 0102', 'c5 0002 0102', 'c6 00000002 0102']) {
+    assert.deepEqual(decode(bytes(h.replaceAll(' ', ''))), new Uint8Array([1, 2]), h);
+  }
+  // ext 8/16/32 of an unknown type decode to {type, data}, or at least do
+  // not throw on a well-formed input; a truncated one does.
+  for (const h of ['c7 01 05 aa', 'c8 0001 05 aa', 'c9 00000001 05 aa']) {
+    const b = bytes(h.replaceAll(' ', ''));
+    decode(b);
+    assert.throws(() => decode(b.subarray(0, b.length - 1)), MsgpackError, `truncated ${h}`);
+  }
+});
