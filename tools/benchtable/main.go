@@ -43,6 +43,7 @@ var suites = []suite{
 	{"./server/e2e", "Fanout", "3x", 3},
 	{"./server/e2e", "MessagesHTTP", "1s", 1},
 	{"./bindings", "ApplyDelta", "20000x", 5},
+	{"./bindings", "HostDelta", "20000x", 5},
 	{"./bindings", "StartWarmCache|NewInstance", "10x", 3},
 }
 
@@ -61,28 +62,39 @@ func main() {
 		fmt.Fprintf(os.Stderr, "go %s\n", strings.Join(args, " "))
 		out, err := exec.Command("go", args...).CombinedOutput()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "benchtable: %s failed: %v\n%s\n", s.Pkg, err, out)
+			failed(s.Pkg, fmt.Errorf("%v\n%s", err, out))
 			continue
 		}
 		all = append(all, parseGoBench(bytes.NewReader(out), strings.TrimPrefix(s.Pkg, "./"))...)
 	}
-	all = append(all, runJS()...)
+	all = append(all, runJS("js/bench/apply.bench.js")...)
+	all = append(all, runJS("js/bench/e2e.bench.js")...)
+	all = append(all, runFollow(*short)...)
 	all = append(all, moduleSizes("wasm/module/agentsync.wasm")...)
 	printTable(os.Stdout, all)
+	if suiteFailed {
+		os.Exit(1)
+	}
 }
+
+// suiteFailed is set when a suite could not run (see failed).
+var suiteFailed bool
 
 // runJS runs the JS host's benchmark script, which prints one JSON object
 // per line: {"name": ..., "ns_per_op": ..., other metrics...}.
-func runJS() []result {
-	const script = "js/bench/apply.bench.js"
-	if _, err := os.Stat(script); err != nil {
-		return nil
+func runJS(script string) []result {
+	if _, err := os.Stat("js/bench/node_modules"); err != nil {
+		// The e2e bench compares with the AI SDK, a dependency of the bench only.
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = "js/bench"
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return failed(script, fmt.Errorf("npm ci in js/bench: %v\n%s", err, out))
+		}
 	}
 	fmt.Fprintf(os.Stderr, "node %s\n", script)
 	out, err := exec.Command("node", script).Output()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "benchtable: %s failed: %v\n", script, err)
-		return nil
+		return failed(script, err)
 	}
 	var res []result
 	sc := bufio.NewScanner(bytes.NewReader(out))

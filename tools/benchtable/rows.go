@@ -34,6 +34,20 @@ var rows = []row{
 	{"bindings.ApplyDelta/wasm/1KB", "ns/op", "bindings.ApplyDelta/native/1KB", "", "<=3 us"},
 	{"bindings.ApplyDelta/wasm/10MB", "ns/op", "bindings.ApplyDelta/wasm/1KB", "", "<=1.3x of 1KB"},
 	{"bindings.ApplyDelta/native/10MB", "ns/op", "bindings.ApplyDelta/native/1KB", "", "(native, through Core)"},
+	// The Go host's whole path per delta (frames in, changes out, view patched), one delta per flush.
+	{"bindings.HostDelta/wasm/1KB", "ns/op", "bindings.HostDelta/native/1KB", "", "<=5 us"},
+	{"bindings.HostDelta/wasm/10MB", "ns/op", "bindings.HostDelta/wasm/1KB", "", "<=1.5x of 1KB"},
+	{"bindings.HostDelta/wasm/200msgs", "ns/op", "bindings.HostDelta/wasm/1KB", "", "(200 messages, delta to the middle)"},
+	{"bindings.HostDelta/native/10MB", "ns/op", "bindings.HostDelta/native/1KB", "", "(native)"},
+	// A Go program following a long answer from a real server (tools/follow, a process of its own).
+	{"follow.wasm/100KB", "rss-MB", "follow.native/100KB", "", "(peak RSS)"},
+	{"follow.wasm/1MB", "rss-MB", "follow.native/1MB", "", "<=160 MB (make test)"},
+	{"follow.wasm/10MB", "rss-MB", "follow.native/10MB", "", "<=256 MB"},
+	{"follow.wasm/10MB", "module-MB", "follow.wasm/1MB", "", "(linear memory)"},
+	{"follow.wasm/100KB", "cpu-s", "follow.native/100KB", "", "<=3x native"},
+	{"follow.wasm/1MB", "cpu-s", "follow.native/1MB", "", "<=3x native"},
+	{"follow.wasm/10MB", "cpu-s", "follow.native/10MB", "", "<=3x native"},
+	{"follow.wasm/10MB", "deltas/s", "follow.native/10MB", "", "(paced by the server)"},
 	{"bindings.StartWarmCache", "ns/op", "bindings.NewInstance", "", "<=100 ms"},
 	{"bindings.NewInstance", "ns/op", "bindings.ApplyDelta/native/1KB", "", "<=10 ms"},
 	{"module.Size", "gzip-bytes", "module.Size", "raw-bytes", "<=1.0 MB gzip"},
@@ -41,7 +55,16 @@ var rows = []row{
 	// The core in Node (V8). Baseline: decoding the same frame with the package's own msgpack decoder.
 	{"js.apply_delta_1KB", "ns/op", "js.decode_frame_baseline", "", "<=1.5 us"},
 	{"js.apply_delta_10MB", "ns/op", "js.apply_delta_1KB", "", "<=1.3x of 1KB"},
-	{"js.refresh_message_100KB", "ns/op", "js.apply_delta_1KB", "", "(per view flush)"},
+	{"js.refresh_message_100KB", "ns/op", "js.apply_delta_1KB", "", "(a whole re-read, for reference)"},
+	// The Node host end to end, one delta per WebSocket message, beside the AI SDK's readUIMessageStream.
+	{"js.host_delta_10000", "ns/op", "js.ai_sdk_pulled_10000", "", "<=3 us, >=5x faster"},
+	{"js.host_delta_100000", "ns/op", "js.ai_sdk_pulled_100000", "", "<=3 us, >=5x faster"},
+	{"js.host_delta_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", "<=3 us, >=5x faster"},
+	{"js.host_delta_1000000", "ns/op", "js.host_delta_10000", "", "<=1.5x of 10,000"},
+	{"js.host_delta_appended_10000", "ns/op", "js.ai_sdk_pulled_10000", "", "<=3 us, >=5x faster"},
+	{"js.host_delta_appended_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", "<=3 us, >=5x faster"},
+	{"js.ai_sdk_queued_100000", "ns/op", "js.ai_sdk_pulled_100000", "", "(AI SDK, chunks queued up front)"},
+	{"js.host_delta_200msgs_10000", "ns/op", "js.host_delta_10000", "", "(200 messages, delta to the middle)"},
 	// Storage.
 	{"server/store.CommitCheckpoint", "commits/s", "server/store.BaselineSelect1", "ns/op", ">=10,000/s"},
 	{"server/store.CommitCheckpoint", "commits/cpu-s", "server/store.BaselineSelect1", "ns/op", "(CPU time only)"},
