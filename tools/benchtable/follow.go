@@ -15,7 +15,8 @@ import (
 // follow.go measures the Go host following one long answer from a real
 // server (its own process, one delta per WebSocket message or so): peak
 // RSS, the module's linear memory, CPU and deltas/s, with the WebAssembly
-// core and with the native core in the same run (tools/follow).
+// core and with the native core in the same run (tools/follow), and the
+// Node host the same way (js/bench/follow.mjs).
 
 var followSizes = []struct {
 	name  string
@@ -58,9 +59,13 @@ func runFollow(short bool) []result {
 		if short && size.chars > 100_000 {
 			continue
 		}
-		for _, core := range []string{"wasm", "native"} {
+		for _, core := range []string{"wasm", "native", "node"} {
 			fmt.Fprintf(os.Stderr, "follow -core %s -chars %d\n", core, size.chars)
-			out, err := exec.Command(filepath.Join(dir, "follow"), "-url", url, "-core", core, "-chars", fmt.Sprint(size.chars)).Output()
+			cmd := exec.Command(filepath.Join(dir, "follow"), "-url", url, "-core", core, "-chars", fmt.Sprint(size.chars))
+			if core == "node" { // the Node host, the same way (js/bench/follow.mjs)
+				cmd = exec.Command("node", "--experimental-websocket", "js/bench/follow.mjs", url, fmt.Sprint(size.chars))
+			}
+			out, err := cmd.Output()
 			if err != nil {
 				return append(res, failed("follow", fmt.Errorf("%s %s: %v", core, size.name, err))...)
 			}
@@ -69,12 +74,14 @@ func runFollow(short bool) []result {
 				CPUSeconds   float64 `json:"cpu_seconds"`
 				MaxRSSBytes  float64 `json:"max_rss_bytes"`
 				ModuleBytes  float64 `json:"module_bytes"`
+				MaxHeapBytes float64 `json:"max_heap_bytes"`
 			}
 			if err := json.NewDecoder(bufio.NewReader(strings.NewReader(string(out)))).Decode(&f); err != nil {
 				return append(res, failed("follow", fmt.Errorf("%s %s: %q: %v", core, size.name, out, err))...)
 			}
 			res = append(res, result{Name: "follow." + core + "/" + size.name, Metrics: map[string]float64{
 				"deltas/s": f.DeltasPerSec, "cpu-s": f.CPUSeconds, "rss-MB": f.MaxRSSBytes / (1 << 20), "module-MB": f.ModuleBytes / (1 << 20),
+				"heap-MB": f.MaxHeapBytes / (1 << 20),
 			}})
 		}
 	}
