@@ -2,6 +2,8 @@ module github.com/agentsync/agentsync
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/ncruces/go-sqlite3 v0.37.0

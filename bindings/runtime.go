@@ -47,7 +47,7 @@ type Runtime struct {
 // NewRuntime compiles the module (or loads it from the compilation cache)
 // and checks its ABI version by starting one instance.
 func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
-	rc := wazero.NewRuntimeConfigCompiler()
+	rc := wazero.NewRuntimeConfig() // the compiler where wazero has one, else its interpreter
 	if cfg.MemoryLimitPages > 0 {
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}
