@@ -100,7 +100,7 @@ async function hostRun(name, n, { msgs = 2, readAppended = false } = {}) {
   const m = session.view.messages.find((x) => x.message_id === target);
   const ok = m?.parts[0].text.length === n * DELTA.length && seen() >= n && (!readAppended || appended() === n * DELTA.length);
   session.close();
-  return { name, ns_per_op: Math.round(ns / n), deltas: n, applied: ok ? 1 : 0 };
+  return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, applied: ok ? 1 : 0 };
 }
 
 // The AI SDK: the same deltas as UI message chunks through readUIMessageStream,
@@ -139,7 +139,7 @@ async function aiRun(name, n, { pulled }) {
   }
   const ns = Number(process.hrtime.bigint() - t0);
   const text = last?.parts.find((p) => p.type === 'text')?.text ?? '';
-  return { name, ns_per_op: Math.round(ns / n), deltas: n, yields, applied: text.length === n * DELTA.length ? 1 : 0 };
+  return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, yields, applied: text.length === n * DELTA.length ? 1 : 0 };
 }
 
 const sizes = [10_000, 100_000, 1_000_000].filter((n) => n <= MAX);

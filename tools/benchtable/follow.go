@@ -23,24 +23,24 @@ var followSizes = []struct {
 	chars int
 }{{"100KB", 100_000}, {"1MB", 1_000_000}, {"10MB", 10_000_000}}
 
-func runFollow(short bool) []result {
+func runFollow() ([]result, error) {
 	dir, err := os.MkdirTemp("", "benchtable-follow")
 	if err != nil {
-		return failed("follow", err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	for _, b := range []struct{ out, pkg string }{{"syncserver", "./server/cmd/syncserver"}, {"follow", "./tools/follow"}} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput(); err != nil {
-			return failed("follow", fmt.Errorf("build %s: %v\n%s", b.pkg, err, out))
+			return nil, fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
 		}
 	}
 	addr, err := freeAddr()
 	if err != nil {
-		return failed("follow", err)
+		return nil, err
 	}
 	srv := exec.Command(filepath.Join(dir, "syncserver"), "-addr", addr, "-db", filepath.Join(dir, "bench.db"), "-speed", "1us", "-log-level", "error")
 	if err := srv.Start(); err != nil {
-		return failed("follow", err)
+		return nil, err
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	url := "http://" + addr
@@ -50,15 +50,12 @@ func runFollow(short bool) []result {
 			break
 		}
 		if i > 100 {
-			return failed("follow", fmt.Errorf("server on %s did not start", addr))
+			return nil, fmt.Errorf("server on %s did not start", addr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	var res []result
 	for _, size := range followSizes {
-		if short && size.chars > 100_000 {
-			continue
-		}
 		for _, core := range []string{"wasm", "native", "node"} {
 			fmt.Fprintf(os.Stderr, "follow -core %s -chars %d\n", core, size.chars)
 			cmd := exec.Command(filepath.Join(dir, "follow"), "-url", url, "-core", core, "-chars", fmt.Sprint(size.chars))
@@ -67,7 +64,7 @@ func runFollow(short bool) []result {
 			}
 			out, err := cmd.Output()
 			if err != nil {
-				return append(res, failed("follow", fmt.Errorf("%s %s: %v", core, size.name, err))...)
+				return res, fmt.Errorf("%s %s: %v", core, size.name, err)
 			}
 			var f struct {
 				DeltasPerSec float64 `json:"deltas_per_sec"`
@@ -77,15 +74,15 @@ func runFollow(short bool) []result {
 				MaxHeapBytes float64 `json:"max_heap_bytes"`
 			}
 			if err := json.NewDecoder(bufio.NewReader(strings.NewReader(string(out)))).Decode(&f); err != nil {
-				return append(res, failed("follow", fmt.Errorf("%s %s: %q: %v", core, size.name, out, err))...)
+				return res, fmt.Errorf("%s %s: %q: %v", core, size.name, out, err)
 			}
-			res = append(res, result{Name: "follow." + core + "/" + size.name, Metrics: map[string]float64{
+			res = append(res, result{Name: "follow." + core + "/" + size.name, Runs: 1, Metrics: map[string]float64{
 				"deltas/s": f.DeltasPerSec, "cpu-s": f.CPUSeconds, "rss-MB": f.MaxRSSBytes / (1 << 20), "module-MB": f.ModuleBytes / (1 << 20),
 				"heap-MB": f.MaxHeapBytes / (1 << 20),
 			}})
 		}
 	}
-	return res
+	return res, nil
 }
 
 func freeAddr() (string, error) {
@@ -95,12 +92,4 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
-}
-
-// failed reports a suite that could not run; the table shows its rows as
-// not run, and main exits non-zero.
-func failed(suite string, err error) []result {
-	fmt.Fprintf(os.Stderr, "benchtable: %s failed: %v\n", suite, err)
-	suiteFailed = true
-	return nil
 }
