@@ -71,6 +71,8 @@ func TestPrintTableMarksMissesAndUnreported(t *testing.T) {
 		{"p.Fast", "ns/op", "p.Base", "", atMost(100, "<=100 ns")},
 		{"p.Slow", "ns/op", "p.Base", "", ratioAtMost(1.3, "<=1.3x")},
 		{"p.Gone", "ns/op", "", "", atMost(1, "<=1 ns")},
+		{"p.Fast", "brotli-bytes", "", "", note("(reported)")}, // an optional metric: shown as absent
+		{"p.Fast", "allocs/op", "", "", atMost(1, "<=1")},      // a checked one: not run
 	}
 	all := []result{
 		{Name: "p.Fast", Metrics: map[string]float64{"ns/op": 90}, Runs: 3},
@@ -79,12 +81,15 @@ func TestPrintTableMarksMissesAndUnreported(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	sum := printTable(&buf, all)
-	if sum.checked != 2 || sum.missed != 1 || len(sum.notRun) != 1 || sum.notRun[0] != "p.Gone" {
-		t.Errorf("summary %+v, want 2 checked, 1 missed, p.Gone not run", sum)
+	if sum.checked != 2 || sum.missed != 1 || len(sum.notRun) != 2 || sum.notRun[0] != "p.Gone" || sum.notRun[1] != "p.Fast allocs/op" {
+		t.Errorf("summary %+v, want 2 checked, 1 missed, p.Gone and p.Fast allocs/op not run", sum)
+	}
+	if !strings.Contains(buf.String(), "(no brotli-bytes)") {
+		t.Errorf("an absent metric is not shown as absent:\n%s", buf.String())
 	}
 	lines := strings.Split(buf.String(), "\n")
 	for _, l := range lines {
-		if strings.Contains(l, "p.Slow") && !strings.Contains(l, "MISSED") || strings.Contains(l, "p.Fast") && !strings.Contains(l, "ok") {
+		if strings.Contains(l, "p.Slow") && !strings.Contains(l, "MISSED") || strings.Contains(l, "p.Fast") && strings.Contains(l, "ns/op") && !strings.Contains(l, "ok") {
 			t.Errorf("line not marked: %q", l)
 		}
 	}

@@ -177,7 +177,16 @@ func printTable(w io.Writer, all []result) summary {
 			continue
 		}
 		seen[row.Bench] = true
-		v := r.Metrics[row.Metric]
+		v, measured := r.Metrics[row.Metric]
+		if !measured {
+			// brotli-bytes needs the brotli command; a checked target whose
+			// metric vanished is a renamed metric, which must not pass quietly.
+			if row.Target.Checked {
+				sum.notRun = append(sum.notRun, row.Bench+" "+row.Metric)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t(no %s)\t%s\t\t\t%s\t\t\n", row.Bench, r.Runs, row.Metric, row.Baseline, row.Target.Text)
+			continue
+		}
 		var bfig, ratio string
 		var rv float64
 		haveRatio := false
