@@ -304,16 +304,6 @@ func (c *Client) takeCommands() []Command {
 	return out
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // View returns the current view (a copy the caller owns; `any` values of
 // parts are shared and read-only).
 func (c *Client) View() View {
