@@ -13,7 +13,11 @@ import (
 // an echo reply. Like a real model it is stateless: which step of a
 // scenario it plays is read from the input (the tool results that follow
 // the last user message).
-type Scripted struct{}
+type Scripted struct {
+	// Budget is the context budget the composer uses for it (estimated
+	// tokens); 0 = DefaultScriptedBudget.
+	Budget int
+}
 
 // ErrScripted is the failure the error scenario plays.
 var ErrScripted = errors.New("scripted model failure (scenario:error)")

@@ -10,13 +10,16 @@ import (
 
 // Config configures a Manager.
 type Config struct {
-	Store      *store.Store
-	Models     model.Registry // nil = model.Default() (the scripted model only)
-	Tools      []model.Tool   // nil = model.DemoTools()
-	Logger     *slog.Logger
-	QueueLimit int          // per-subscriber frame queue bound, default 4096
-	Speed      model.Speed  // pacing of streams and tools; zero = as fast as possible
-	Now        func() int64 // Unix ms, default time.Now
+	Store  *store.Store
+	Models model.Registry // nil = model.Default() (the scripted model only)
+	// DefaultModel is the model of sessions created without one; "" =
+	// model.DefaultName.
+	DefaultModel string
+	Tools        []model.Tool // nil = model.DemoTools()
+	Logger       *slog.Logger
+	QueueLimit   int          // per-subscriber frame queue bound, default 4096
+	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
+	Now          func() int64 // Unix ms, default time.Now
 	// MaxSteps bounds the model steps of one turn (a runaway tool loop
 	// fails the turn); default 32.
 	MaxSteps int

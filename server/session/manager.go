@@ -20,6 +20,7 @@ import (
 type Manager struct {
 	store    *store.Store
 	models   model.Registry
+	defModel string
 	tools    map[string]model.Tool
 	specs    []model.ToolSpec
 	log      *slog.Logger
@@ -50,6 +51,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	m := &Manager{
 		store:    cfg.Store,
 		models:   cfg.Models,
+		defModel: cfg.DefaultModel,
 		log:      cfg.Logger,
 		limit:    cfg.QueueLimit,
 		speed:    cfg.Speed,
@@ -61,6 +63,12 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	if m.models == nil {
 		m.models = model.Default()
+	}
+	if m.defModel == "" {
+		m.defModel = model.DefaultName
+	}
+	if _, ok := m.models[m.defModel]; !ok {
+		return nil, fmt.Errorf("session: default model %q is not among %v", m.defModel, m.models.Names())
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -104,7 +112,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 // CreateSession creates an empty session with a model ("" = the default).
 func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Session, error) {
 	if modelName == "" {
-		modelName = model.DefaultName
+		modelName = m.defModel
 	}
 	if _, ok := m.models[modelName]; !ok {
 		return store.Session{}, synccore.Errorf(synccore.CodeBadRequest, "unknown model %q (known: %v)", modelName, m.models.Names())

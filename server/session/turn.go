@@ -207,7 +207,12 @@ func (s *live) endTurn(t *turn, err error) {
 		a.closeOpen("the turn failed")
 		ep.Code, ep.Message = CodeModelError, err.Error()
 		var se *synccore.Error
-		if errors.As(err, &se) {
+		var me *model.Error
+		switch {
+		case errors.As(err, &me):
+			// A refused key is not worth a retry: the error says so.
+			ep.Recoverable = me.Recoverable
+		case errors.As(err, &se):
 			ep.Code, ep.Message = se.Code, se.Message
 		}
 		s.log.Warn("turn failed", "turn_id", t.id, "err", err)
