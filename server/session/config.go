@@ -2,6 +2,7 @@ package session
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -20,6 +21,12 @@ type Config struct {
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
 	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
 	Now          func() int64 // Unix ms, default time.Now
+	// ToolTimeout bounds one tool run (default DefaultToolTimeout): a tool
+	// that hangs becomes output-error, the turn goes on.
+	ToolTimeout time.Duration
+	// MaxToolOutput bounds a tool's output, in bytes of JSON (default
+	// DefaultMaxToolOutput); a larger one is cut (see boundOutput).
+	MaxToolOutput int
 	// MaxSteps bounds the model steps of one turn (a runaway tool loop
 	// fails the turn); default 32.
 	MaxSteps int
@@ -55,4 +62,10 @@ const (
 	CodeModelError  = "model_error" // the model failed
 	// CodeTooManySteps: the turn passed Config.MaxSteps model steps.
 	CodeTooManySteps = "too_many_steps"
+)
+
+// Tool bounds.
+const (
+	DefaultToolTimeout   = 60 * time.Second
+	DefaultMaxToolOutput = 32 << 10
 )

@@ -21,8 +21,9 @@ type Manager struct {
 	store    *store.Store
 	models   model.Registry
 	defModel string
-	tools    map[string]model.Tool
-	specs    []model.ToolSpec
+	tools    *model.ToolRegistry
+	toolTime time.Duration
+	toolOut  int
 	log      *slog.Logger
 	limit    int
 	speed    model.Speed
@@ -59,7 +60,8 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		maxSteps: cfg.MaxSteps,
 		base:     context.WithoutCancel(ctx),
 		live:     map[string]*live{},
-		tools:    map[string]model.Tool{},
+		toolTime: cfg.ToolTimeout,
+		toolOut:  cfg.MaxToolOutput,
 	}
 	if m.models == nil {
 		m.models = model.Default()
@@ -86,10 +88,16 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if tools == nil {
 		tools = model.DemoTools()
 	}
-	for _, t := range tools {
-		spec := t.Spec()
-		m.tools[spec.Name] = t
-		m.specs = append(m.specs, spec)
+	reg, err := model.NewToolRegistry(tools...)
+	if err != nil {
+		return nil, fmt.Errorf("session: tools: %w", err)
+	}
+	m.tools = reg
+	if m.toolTime <= 0 {
+		m.toolTime = DefaultToolTimeout
+	}
+	if m.toolOut <= 0 {
+		m.toolOut = DefaultMaxToolOutput
 	}
 	recovered, err := m.store.RecoverStreaming(ctx, func(msg synccore.Message) synccore.Part {
 		return synccore.Part{

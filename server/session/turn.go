@@ -107,7 +107,7 @@ func (s *live) turnLoop(t *turn) error {
 		}
 		req := model.Request{
 			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
-			Messages: composer.Compose(history), Tools: s.m.specs,
+			Messages: composer.Compose(history), Tools: s.m.tools.Specs(),
 		}
 		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
 			if t.ctx.Err() != nil {
