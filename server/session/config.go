@@ -21,6 +21,9 @@ type Config struct {
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
 	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
 	Now          func() int64 // Unix ms, default time.Now
+	// ResumeInterrupted retries, at start, the turns a crash interrupted
+	// (as a client's "retry" action would).
+	ResumeInterrupted bool
 	// ToolTimeout bounds one tool run (default DefaultToolTimeout): a tool
 	// that hangs becomes output-error, the turn goes on.
 	ToolTimeout time.Duration
@@ -40,7 +43,7 @@ type PostMessage struct {
 
 // Action is a session operation.
 type Action struct {
-	ActionType string `json:"action_type" msgpack:"action_type"` // "stop" | "set_model" | "set_approval_mode"
+	ActionType string `json:"action_type" msgpack:"action_type"` // one of ActionTypes()
 	Value      string `json:"value,omitempty" msgpack:"value,omitempty"`
 }
 
@@ -49,6 +52,8 @@ const (
 	ActionStop            = "stop"
 	ActionSetModel        = "set_model"
 	ActionSetApprovalMode = "set_approval_mode"
+	// ActionRetry runs a turn that ended with a recoverable error again.
+	ActionRetry = "retry"
 
 	ApprovalAsk  = "ask"  // every tool call waits for the user's approval
 	ApprovalAuto = "auto" // only tools that always need approval wait

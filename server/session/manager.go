@@ -114,7 +114,39 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if len(recovered) > 0 {
 		m.log.Info("closed messages left streaming", "count", len(recovered))
 	}
+	if cfg.ResumeInterrupted {
+		m.resume(ctx, recovered)
+	}
 	return m, nil
+}
+
+// resume retries the turns a crash interrupted, one per session (the
+// newest; retry checks it is still the session's last turn).
+func (m *Manager) resume(ctx context.Context, recovered []synccore.Message) {
+	done := map[string]bool{}
+	for i := len(recovered) - 1; i >= 0; i-- {
+		sid := recovered[i].SessionID
+		if done[sid] {
+			continue
+		}
+		done[sid] = true
+		if _, err := m.Action(ctx, sid, Action{ActionType: ActionRetry}); err != nil {
+			m.log.Warn("resume interrupted turn", "session_id", sid, "err", err)
+			continue
+		}
+		m.log.Info("resumed interrupted turn", "session_id", sid)
+	}
+}
+
+// Models lists the model names sessions may use, the default first.
+func (m *Manager) Models() []string {
+	out := []string{m.defModel}
+	for _, n := range m.models.Names() {
+		if n != m.defModel {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // CreateSession creates an empty session with a model ("" = the default).

@@ -23,6 +23,8 @@ type turn struct {
 	agent       *agentMsg // nil until the first step starts
 	step        *step     // the step streaming now, nil between steps
 	lastUserSeq int64     // newest user message of this turn (steers raise it)
+	seen        int64     // newest user message a step has read
+	startSeq    int64     // the user message that started the turn
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
@@ -41,7 +43,7 @@ var (
 // startTurn begins a turn for the user message at seq. Caller holds s.mu.
 func (s *live) startTurn(id string, seq int64) *turn {
 	ctx, cancel := context.WithCancelCause(s.m.base)
-	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, answers: make(chan bool, 1)}
+	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1)}
 	s.turn = t
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
@@ -79,6 +81,7 @@ func (s *live) turnLoop(t *turn) error {
 		seen := lastUserSequence(history)
 
 		s.mu.Lock()
+		t.seen = seen
 		if t.agent == nil {
 			// The agent message exists from the first step on, so a crash
 			// leaves a row that recovery closes.
@@ -167,6 +170,7 @@ func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (c
 func (s *live) endTurn(t *turn, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.answerUnread(t, err)
 	if s.turn == t {
 		s.turn = nil
 	}
@@ -225,6 +229,19 @@ func (s *live) endTurn(t *turn, err error) {
 		return
 	}
 	t.final = msg
+}
+
+// answerUnread starts the next turn for a user message that arrived while
+// t ran (a steer) but that no step of t read, because t was stopped or
+// failed first: queued messages are never left unanswered. It runs in the
+// same turn, whose user message it is. Not on shutdown: recovery and
+// -resume-interrupted own that case. Caller holds s.mu.
+func (s *live) answerUnread(t *turn, err error) {
+	if err == nil || errors.Is(err, errShutdown) || s.closing || s.turn != nil || t.lastUserSeq <= max(t.seen, t.startSeq) {
+		return
+	}
+	s.log.Info("answering a message the ended turn never read", "turn_id", t.id, "sequence", t.lastUserSeq)
+	s.startTurn(t.id, t.lastUserSeq)
 }
 
 func actionMessage(turnID string, action synccore.Part) synccore.Message {

@@ -35,6 +35,7 @@ type options struct {
 	origins  []string
 	logLevel slog.Level
 	models   modelOptions
+	resume   bool
 }
 
 func parseFlags(args []string, out io.Writer) (options, error) {
@@ -48,6 +49,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	o.models.register(fs)
+	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -101,11 +103,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// NewManager runs crash recovery (closes messages left streaming)
 	// before anything is served.
 	mgr, err := session.NewManager(ctx, session.Config{
-		Store:        st,
-		Logger:       log,
-		Speed:        model.Paced(opts.speed),
-		Models:       models,
-		DefaultModel: defaultModel,
+		Store:             st,
+		Logger:            log,
+		Speed:             model.Paced(opts.speed),
+		Models:            models,
+		DefaultModel:      defaultModel,
+		ResumeInterrupted: opts.resume,
 	})
 	if err != nil {
 		return fmt.Errorf("start sessions: %w", err)
