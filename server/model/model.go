@@ -76,8 +76,14 @@ type Request struct {
 	Step      int // 1-based within the turn
 	Model     string
 	Messages  []InputMessage
+	// Purpose is "" for a turn's step, PurposeSummary when the composer
+	// asks for a summary of older turns (no tools, text only).
+	Purpose string
 	Tools     []ToolSpec
 }
+
+// PurposeSummary marks a request for a summary of older turns.
+const PurposeSummary = "summary"
 
 // Event types a provider emits during a step, in stream order.
 const (

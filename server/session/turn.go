@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentsync/agentsync/server/composer"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -74,11 +73,21 @@ func (s *live) turnLoop(t *turn) error {
 		if n > s.m.maxSteps {
 			return synccore.Errorf(CodeTooManySteps, "the turn took more than %d model steps", s.m.maxSteps)
 		}
-		history, err := s.m.store.History(ctx, s.id)
-		if err != nil {
-			return fmt.Errorf("read history: %w", err)
+		s.mu.Lock()
+		modelName := s.rec.Model
+		s.mu.Unlock()
+		provider, ok := s.m.models[modelName]
+		if !ok {
+			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
 		}
-		seen := lastUserSequence(history)
+		win, err := s.composeWindow(ctx, t, provider, modelName)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				return context.Cause(t.ctx)
+			}
+			return fmt.Errorf("compose: %w", err)
+		}
+		seen := win.seen
 
 		s.mu.Lock()
 		t.seen = seen
@@ -101,16 +110,11 @@ func (s *live) turnLoop(t *turn) error {
 		}
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
-		modelName := s.rec.Model
 		s.mu.Unlock()
 
-		provider, ok := s.m.models[modelName]
-		if !ok {
-			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
-		}
 		req := model.Request{
 			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
-			Messages: composer.Compose(history), Tools: s.m.tools.Specs(),
+			Messages: win.input, Tools: s.m.tools.Specs(),
 		}
 		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
 			if t.ctx.Err() != nil {
