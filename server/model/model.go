@@ -79,7 +79,7 @@ type Request struct {
 	// Purpose is "" for a turn's step, PurposeSummary when the composer
 	// asks for a summary of older turns (no tools, text only).
 	Purpose string
-	Tools     []ToolSpec
+	Tools   []ToolSpec
 }
 
 // PurposeSummary marks a request for a summary of older turns.
