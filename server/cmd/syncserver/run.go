@@ -35,6 +35,7 @@ type options struct {
 	origins  []string
 	logLevel slog.Level
 	models   modelOptions
+	mcp      mcpOptions
 	resume   bool
 }
 
@@ -49,6 +50,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	o.models.register(fs)
+	o.mcp.register(fs)
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -100,6 +102,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tools, closeMCP, err := opts.mcp.connect(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	// NewManager runs crash recovery (closes messages left streaming)
 	// before anything is served.
 	mgr, err := session.NewManager(ctx, session.Config{
@@ -109,6 +116,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Models:            models,
 		DefaultModel:      defaultModel,
 		ResumeInterrupted: opts.resume,
+		Tools:             tools,
 	})
 	if err != nil {
 		return fmt.Errorf("start sessions: %w", err)
