@@ -62,48 +62,11 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 
-	a := newAdapter(emit)
-	var thinking, signature []byte
-	stopped := false
+	st := &anthropicStream{p: p, a: newAdapter(emit)}
 	var emitErr error
 	for emitErr == nil && stream.Next() {
 		ev := stream.Current()
-		switch ev.Type {
-		case "message_start":
-			u := ev.Message.Usage
-			a.usage = map[string]any{"model": ev.Message.Model, "input_tokens": u.InputTokens,
-				"cache_read_tokens": u.CacheReadInputTokens, "cache_creation_tokens": u.CacheCreationInputTokens}
-		case "content_block_start":
-			if cb := ev.ContentBlock; cb.Type == "tool_use" {
-				emitErr = a.toolStart(ev.Index, cb.ID, cb.Name)
-			}
-		case "content_block_delta":
-			switch d := ev.Delta; d.Type {
-			case "text_delta":
-				emitErr = a.delta(EvTextStart, d.Text)
-			case "thinking_delta":
-				thinking = append(thinking, d.Thinking...)
-				emitErr = a.delta(EvReasoningStart, d.Thinking)
-			case "signature_delta":
-				signature = append(signature, d.Signature...)
-			case "input_json_delta":
-				emitErr = a.toolArgs(ev.Index, d.PartialJSON)
-			}
-		case "content_block_stop":
-			if len(signature) > 0 {
-				p.sigs.put(string(thinking), string(signature))
-			}
-			thinking, signature = thinking[:0], signature[:0]
-		case "message_delta":
-			if a.usage != nil {
-				a.usage["output_tokens"] = ev.Usage.OutputTokens
-			}
-			if ev.Delta.StopReason != "" {
-				a.finish = string(ev.Delta.StopReason)
-			}
-		case "message_stop":
-			stopped = true
-		}
+		emitErr = st.event(&ev)
 	}
 	if emitErr != nil {
 		return emitErr
@@ -111,14 +74,64 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	if err := stream.Err(); err != nil {
 		return anthropicError(ctx, err)
 	}
-	if !stopped {
-		a.finish = "" // message_stop is the finish event
+	if !st.stopped {
+		st.a.finish = "" // message_stop is the finish event
 	}
-	if err := a.end(); err != nil {
+	if err := st.a.end(); err != nil {
 		if errors.Is(err, ErrNoFinish) {
 			return classify("anthropic", 0, err)
 		}
 		return err
+	}
+	return nil
+}
+
+// anthropicStream is the state of one Messages stream.
+type anthropicStream struct {
+	p                   *Anthropic
+	a                   *adapter
+	thinking, signature []byte // the thinking block being streamed
+	stopped             bool   // message_stop came
+}
+
+// event maps one stream event.
+func (st *anthropicStream) event(ev *anthropic.MessageStreamEventUnion) error {
+	a := st.a
+	switch ev.Type {
+	case "message_start":
+		u := ev.Message.Usage
+		a.usage = map[string]any{"model": ev.Message.Model, "input_tokens": u.InputTokens,
+			"cache_read_tokens": u.CacheReadInputTokens, "cache_creation_tokens": u.CacheCreationInputTokens}
+	case "content_block_start":
+		if cb := &ev.ContentBlock; cb.Type == "tool_use" {
+			return a.toolStart(ev.Index, cb.ID, cb.Name)
+		}
+	case "content_block_delta":
+		switch d := &ev.Delta; d.Type {
+		case "text_delta":
+			return a.delta(EvTextStart, d.Text)
+		case "thinking_delta":
+			st.thinking = append(st.thinking, d.Thinking...)
+			return a.delta(EvReasoningStart, d.Thinking)
+		case "signature_delta":
+			st.signature = append(st.signature, d.Signature...)
+		case "input_json_delta":
+			return a.toolArgs(ev.Index, d.PartialJSON)
+		}
+	case "content_block_stop":
+		if len(st.signature) > 0 {
+			st.p.sigs.put(string(st.thinking), string(st.signature))
+		}
+		st.thinking, st.signature = st.thinking[:0], st.signature[:0]
+	case "message_delta":
+		if a.usage != nil {
+			a.usage["output_tokens"] = ev.Usage.OutputTokens
+		}
+		if ev.Delta.StopReason != "" {
+			a.finish = string(ev.Delta.StopReason)
+		}
+	case "message_stop":
+		st.stopped = true
 	}
 	return nil
 }

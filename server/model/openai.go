@@ -54,7 +54,8 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	a := newAdapter(emit)
 	var emitErr error
 	for emitErr == nil && stream.Next() {
-		emitErr = a.openAIChunk(stream.Current())
+		c := stream.Current()
+		emitErr = a.openAIChunk(&c)
 	}
 	if emitErr != nil {
 		return emitErr // the engine stopped the step
@@ -72,7 +73,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 }
 
 // openAIChunk maps one chunk. Only choice 0 is read (n is never set).
-func (a *adapter) openAIChunk(c openai.ChatCompletionChunk) error {
+func (a *adapter) openAIChunk(c *openai.ChatCompletionChunk) error {
 	if c.JSON.Usage.Valid() && c.Usage.TotalTokens+c.Usage.PromptTokens > 0 {
 		a.usage = map[string]any{
 			"model":            c.Model,
@@ -82,7 +83,8 @@ func (a *adapter) openAIChunk(c openai.ChatCompletionChunk) error {
 			"cached_tokens":    c.Usage.PromptTokensDetails.CachedTokens,
 		}
 	}
-	for _, ch := range c.Choices {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
 		if ch.Index != 0 {
 			continue
 		}
