@@ -42,7 +42,7 @@ func (o *modelOptions) registry() (model.Registry, string, error) {
 	if p.Retry.Attempts < 1 {
 		return nil, "", fmt.Errorf("-model-retries must be at least 1, got %d", p.Retry.Attempts)
 	}
-	reg := model.Default()
+	reg := model.Registry{model.DefaultName: model.Scripted{Budget: p.ContextBudget}}
 	def := model.DefaultName
 	for i, spec := range o.specs {
 		prov, err := model.Open(spec, p)
