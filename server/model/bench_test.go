@@ -2,9 +2,7 @@ package model
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -14,34 +12,6 @@ import (
 )
 
 const benchTokens = 5000
-
-// OpenAISSE is a Chat Completions stream of n one-word content deltas.
-func OpenAISSE(n int) []byte {
-	var b strings.Builder
-	const head = `data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","system_fingerprint":"fp_b","choices":[{"index":0,"delta":{"content":"`
-	for i := range n {
-		fmt.Fprintf(&b, "%stok%d \"},\"logprobs\":null,\"finish_reason\":null}],\"usage\":null}\n\n", head, i%10)
-	}
-	b.WriteString(`data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}` + "\n\n")
-	b.WriteString(`data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":` + fmt.Sprint(n) + `,"total_tokens":` + fmt.Sprint(n+9) + "}}\n\n")
-	b.WriteString("data: [DONE]\n\n")
-	return []byte(b.String())
-}
-
-// AnthropicSSE is a Messages stream of n one-word text deltas.
-func AnthropicSSE(n int) []byte {
-	var b strings.Builder
-	ev := func(name, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, data) }
-	ev("message_start", `{"type":"message_start","message":{"id":"msg_B","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}`)
-	ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-	for i := range n {
-		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tok%d "}}`, i%10))
-	}
-	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
-	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":%d}}`, n))
-	ev("message_stop", `{"type":"message_stop"}`)
-	return []byte(b.String())
-}
 
 var benchReq = Request{Model: "m", Messages: []InputMessage{{Role: RoleUser, Content: []InputContent{{Type: ContentText, Text: "go"}}}}}
 
@@ -95,7 +65,7 @@ func benchStream[T any](b *testing.B, parse func(context.Context, func(T)) error
 }
 
 func BenchmarkOpenAIStream(b *testing.B) {
-	hc := &http.Client{Transport: providertest.Memory{Body: OpenAISSE(benchTokens)}}
+	hc := &http.Client{Transport: providertest.Memory{Body: providertest.OpenAIText(benchTokens)}}
 	p := NewOpenAI("gpt-4o-mini", "http://memory/v1", "k", hc)
 	benchStream(b, func(ctx context.Context, each func(openai.ChatCompletionChunk)) error {
 		s := p.client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "m", Messages: openAIMessages(benchReq.Messages)})
@@ -110,7 +80,7 @@ func BenchmarkOpenAIStream(b *testing.B) {
 }
 
 func BenchmarkAnthropicStream(b *testing.B) {
-	hc := &http.Client{Transport: providertest.Memory{Body: AnthropicSSE(benchTokens)}}
+	hc := &http.Client{Transport: providertest.Memory{Body: providertest.AnthropicText(benchTokens)}}
 	p := NewAnthropic("claude-sonnet-4-5", "http://memory", "k", hc)
 	benchStream(b, func(ctx context.Context, each func(anthropic.MessageStreamEventUnion)) error {
 		_, msgs := p.messages(benchReq.Messages)

@@ -62,6 +62,7 @@ var rows = []row{
 	{"server/model.OpenAIStream/provider", "ns/token", "server/model.OpenAIStream/sdk", "", "(SSE bytes to event)"},
 	{"server/model.AnthropicStream/adapter", "ns/token", "server/model.AnthropicStream/sdk", "", "<=2 us"},
 	{"server/model.AnthropicStream/provider", "ns/token", "server/model.AnthropicStream/sdk", "", "(SSE bytes to event)"},
+	{"server/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", "(SSE bytes to published delta)"},
 	// The composer's read for one step, with a summary, 100,000 messages vs 100.
 	{"server/session.ComposeWindow/messages=100000", "ns/op", "server/session.ComposeWindow/messages=100", "", "<=1.5x of 100"},
 }

@@ -7,10 +7,12 @@ package providertest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -153,4 +155,34 @@ func (m Memory) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body:       io.NopCloser(bytes.NewReader(m.Body)),
 		Request:    r,
 	}, nil
+}
+
+// Generated streams, for benchmarks.
+
+// OpenAIText is a Chat Completions stream of n one-word content deltas.
+func OpenAIText(n int) []byte {
+	var b strings.Builder
+	const head = `data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","system_fingerprint":"fp_b","choices":[{"index":0,"delta":{"content":"`
+	for i := range n {
+		fmt.Fprintf(&b, "%stok%d \"},\"logprobs\":null,\"finish_reason\":null}],\"usage\":null}\n\n", head, i%10)
+	}
+	b.WriteString(`data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}` + "\n\n")
+	b.WriteString(`data: {"id":"chatcmpl-B","object":"chat.completion.chunk","created":1764547200,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":` + fmt.Sprint(n) + `,"total_tokens":` + fmt.Sprint(n+9) + "}}\n\n")
+	b.WriteString("data: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// AnthropicText is a Messages stream of n one-word text deltas.
+func AnthropicText(n int) []byte {
+	var b strings.Builder
+	ev := func(name, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, data) }
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_B","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}`)
+	ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	for i := range n {
+		ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tok%d "}}`, i%10))
+	}
+	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":%d}}`, n))
+	ev("message_stop", `{"type":"message_stop"}`)
+	return []byte(b.String())
 }
