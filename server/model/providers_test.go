@@ -279,14 +279,18 @@ func TestProviderRetriesBeforeFirstToken(t *testing.T) {
 			srv.Queue(
 				providertest.Reply{Status: http.StatusTooManyRequests, Fixture: fixture(k, "429.json")},
 				providertest.Reply{Status: http.StatusServiceUnavailable, Body: []byte(`{"error":{"message":"busy"}}`)},
+				// Cut after the opening event, before any token.
+				providertest.Reply{Fixture: fixture(k, "text.sse"), CutAfter: 1},
 				providertest.Reply{Fixture: fixture(k, "text.sse")},
 			)
-			got, err := play(t, k.open(srv.URL), hello)
+			p := model.Retrying{Provider: k.open(srv.URL).(model.Retrying).Provider,
+				Policy: model.RetryPolicy{Attempts: 4, Base: time.Millisecond}}
+			got, err := play(t, p, hello)
 			if err != nil || got.text != "Hello there, friend." {
 				t.Fatalf("err %v text %q", err, got.text)
 			}
-			if n := len(srv.Requests()); n != 3 {
-				t.Fatalf("%d requests, want 3", n)
+			if n := len(srv.Requests()); n != 4 {
+				t.Fatalf("%d requests, want 4", n)
 			}
 		})
 	}
