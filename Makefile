@@ -3,6 +3,8 @@ SHELL := /bin/bash
 ADDR ?= 127.0.0.1:8080
 DB ?= data/dev.db
 SPEED ?= 15ms
+# MODEL: one or more PROVIDER:MODEL (openai:gpt-4o-mini, anthropic:claude-sonnet-4-5); empty = the scripted model
+MODEL ?=
 GO ?= go
 WASM := wasm/module/agentsync.wasm
 # The Go that builds the wasm module: its bytes embed the Go version, so
@@ -21,7 +23,7 @@ PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server/
 
 ## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB)
 run:
-	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED)
+	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED) $(foreach m,$(MODEL),-model $(m))
 
 ## wasm: rebuild the WebAssembly module (committed, embedded by wasm/module)
 wasm:

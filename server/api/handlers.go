@@ -16,6 +16,9 @@ type sessionBody struct {
 	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
 	UpdatedAt    int64  `json:"updated_at,omitempty" msgpack:"updated_at,omitempty"`
 	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
+	// What this server accepts (capabilities.go).
+	Actions []string `json:"actions" msgpack:"actions"`
+	Models  []string `json:"models" msgpack:"models"`
 }
 
 func toSessionBody(s store.Session) sessionBody {
@@ -49,7 +52,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	a.writeValue(w, r, http.StatusCreated, toSessionBody(s))
+	a.writeValue(w, r, http.StatusCreated, a.withCapabilities(toSessionBody(s)))
 }
 
 // listSessions: GET /v1/sessions?limit=, newest first.
@@ -66,7 +69,7 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	out := sessionList{Items: make([]sessionBody, 0, len(list))}
 	for _, s := range list {
-		out.Items = append(out.Items, toSessionBody(s))
+		out.Items = append(out.Items, a.withCapabilities(toSessionBody(s)))
 	}
 	a.writeValue(w, r, http.StatusOK, out)
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// Compose builds the model input from the whole history, oldest first.
+// Compose builds the model input from history (the part of it the
+// composer policy keeps, see budget.go and session/window.go), oldest first.
 // Internal messages are included (that is what they are for); data parts,
 // actions, errors and interactions never reach the model (an interaction's
 // outcome reaches it through its tool's result). An agent message becomes

@@ -10,6 +10,7 @@ import (
 
 // Roles of the composed model input.
 const (
+	RoleSystem    = "system" // instructions: a summary of older turns, say
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
@@ -59,6 +60,9 @@ type ToolSpec struct {
 	// NeedsApproval: the user approves every call, whatever the session's
 	// approval mode.
 	NeedsApproval bool `json:"needs_approval,omitempty"`
+	// InputSchema is the JSON schema of the tool's input (an object
+	// schema); nil means any object.
+	InputSchema map[string]any `json:"input_schema,omitempty"`
 	// AsksUser: the tool's output is the user's answer to a question (the
 	// input's "question"); the engine runs it as a question interaction.
 	AsksUser bool `json:"asks_user,omitempty"`
@@ -72,8 +76,14 @@ type Request struct {
 	Step      int // 1-based within the turn
 	Model     string
 	Messages  []InputMessage
-	Tools     []ToolSpec
+	// Purpose is "" for a turn's step, PurposeSummary when the composer
+	// asks for a summary of older turns (no tools, text only).
+	Purpose string
+	Tools   []ToolSpec
 }
+
+// PurposeSummary marks a request for a summary of older turns.
+const PurposeSummary = "summary"
 
 // Event types a provider emits during a step, in stream order.
 const (
@@ -84,11 +94,17 @@ const (
 	EvReasoningDelta = "reasoning-delta"
 	EvReasoningEnd   = "reasoning-end"
 	EvToolInputStart = "tool-input-start" // a tool call begins (its input is still being written)
+	EvToolInputDelta = "tool-input-delta" // more of a tool call's input JSON (Delta)
 	EvToolCall       = "tool-call"        // a complete tool call: id, name, input
 	EvData           = "data"
 	EvFile           = "file"
 	EvFinish         = "finish"
 )
+
+// DataUsage is the data_type of the part that holds a step's token usage:
+// {"model", "input_tokens", "output_tokens", ...}, one per step of a real
+// provider, so clients can show what a turn cost.
+const DataUsage = "usage"
 
 // Finish reasons.
 const (

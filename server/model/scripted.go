@@ -13,13 +13,20 @@ import (
 // an echo reply. Like a real model it is stateless: which step of a
 // scenario it plays is read from the input (the tool results that follow
 // the last user message).
-type Scripted struct{}
+type Scripted struct {
+	// Budget is the context budget the composer uses for it (estimated
+	// tokens); 0 = DefaultScriptedBudget.
+	Budget int
+}
 
 // ErrScripted is the failure the error scenario plays.
 var ErrScripted = errors.New("scripted model failure (scenario:error)")
 
 // Stream plays one step.
 func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error) error {
+	if req.Purpose == PurposeSummary {
+		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(FinishStop))
+	}
 	userText, results := lastUser(req.Messages)
 	sc, ok := ParseScenario(userText)
 	if !ok {
@@ -247,4 +254,33 @@ func play(ctx context.Context, emit func(Event) error, scripts ...script) error 
 		}
 	}
 	return ctx.Err()
+}
+
+// scriptedSummary is the scripted model's deterministic summary: the
+// user's texts, each clipped, the newest dozen (the last entry, the
+// request itself, left out).
+func scriptedSummary(in []InputMessage) string {
+	var items []string
+	for _, m := range in[:max(len(in)-1, 0)] {
+		if m.Role != RoleUser {
+			continue
+		}
+		for _, c := range m.Content {
+			if c.Type == ContentText {
+				items = append(items, clip(c.Text, 80))
+			}
+		}
+	}
+	if len(items) > 12 {
+		items = items[len(items)-12:]
+	}
+	return "The user said: " + strings.Join(items, " | ")
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }

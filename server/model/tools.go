@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"time"
+	_ "time/tzdata" // current_time knows every zone on any machine
 )
 
 // Tool is something the engine runs for a model's tool call.
@@ -25,20 +27,49 @@ func (t FuncTool) Run(ctx context.Context, input any) (any, error) { return t.Fn
 
 // Demo tool names, used by the scripted scenarios.
 const (
-	ToolWeather    = "get_weather"
-	ToolCalculator = "calculator"
-	ToolSendEmail  = "send_email"
-	ToolAskUser    = "ask_user"
+	ToolWeather     = "get_weather"
+	ToolCalculator  = "calculator"
+	ToolSendEmail   = "send_email"
+	ToolAskUser     = "ask_user"
+	ToolCurrentTime = "current_time"
 )
 
-// DemoTools are the scripted model's tools; their outputs are deterministic.
-func DemoTools() []Tool {
-	return []Tool{
-		FuncTool{ToolSpec{Name: ToolWeather, Description: "Current weather of a city (demo data)."}, weather},
-		FuncTool{ToolSpec{Name: ToolCalculator, Description: "Evaluates an arithmetic expression: + - * / and parentheses."}, calculator},
-		FuncTool{ToolSpec{Name: ToolSendEmail, Description: "Sends an email (demo: nothing leaves the server).", NeedsApproval: true}, sendEmail},
-		FuncTool{ToolSpec{Name: ToolAskUser, Description: "Asks the user a question; the output is the answer.", AsksUser: true}, askUser},
+// object is a JSON object schema with string properties, all required.
+func object(props ...string) map[string]any {
+	p := map[string]any{}
+	for i := 0; i+1 < len(props); i += 2 {
+		p[props[i]] = map[string]any{"type": "string", "description": props[i+1]}
 	}
+	req := make([]string, 0, len(props)/2)
+	for i := 0; i < len(props); i += 2 {
+		req = append(req, props[i])
+	}
+	return map[string]any{"type": "object", "properties": p, "required": req}
+}
+
+// BuiltinTools really work offline: a calculator, the current time, and
+// ask_user (a question interaction).
+func BuiltinTools() []Tool {
+	return []Tool{
+		FuncTool{ToolSpec{Name: ToolCalculator, Description: "Evaluates an arithmetic expression: + - * / and parentheses.",
+			InputSchema: object("expression", "the expression, e.g. (2+3)*4")}, calculator},
+		FuncTool{ToolSpec{Name: ToolCurrentTime, Description: "The current date and time, in UTC or an IANA time zone.",
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+				"time_zone": map[string]any{"type": "string", "description": "IANA zone such as Europe/Paris; default UTC"}}}}, currentTime},
+		FuncTool{ToolSpec{Name: ToolAskUser, Description: "Asks the user a question; the output is the answer.", AsksUser: true,
+			InputSchema: object("question", "the question for the user")}, askUser},
+	}
+}
+
+// DemoTools are the built-ins plus the scripted model's demo tools, whose
+// outputs are deterministic.
+func DemoTools() []Tool {
+	return append([]Tool{
+		FuncTool{ToolSpec{Name: ToolWeather, Description: "Current weather of a city (demo data).",
+			InputSchema: object("city", "the city")}, weather},
+		FuncTool{ToolSpec{Name: ToolSendEmail, Description: "Sends an email (demo: nothing leaves the server).", NeedsApproval: true,
+			InputSchema: object("to", "recipient address", "subject", "subject line", "body", "the text")}, sendEmail},
+	}, BuiltinTools()...)
 }
 
 // Field reads a string field of a map-shaped tool input.
@@ -94,4 +125,21 @@ func sendEmail(_ context.Context, input any) (any, error) {
 // here so the tool has a spec; running it is a bug.
 func askUser(_ context.Context, _ any) (any, error) {
 	return nil, fmt.Errorf("ask_user is answered by the user, not run")
+}
+
+// now is the clock current_time reads; tests replace it.
+var now = time.Now
+
+func currentTime(_ context.Context, input any) (any, error) {
+	zone := Field(input, "time_zone")
+	loc := time.UTC
+	if zone != "" {
+		l, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, fmt.Errorf("current_time: unknown time zone %q", zone)
+		}
+		loc = l
+	}
+	t := now().In(loc)
+	return map[string]any{"time": t.Format(time.RFC3339), "time_zone": loc.String(), "weekday": t.Weekday().String()}, nil
 }

@@ -15,21 +15,44 @@ func (m *Manager) Action(ctx context.Context, sessionID string, a Action) (syncc
 	if err != nil {
 		return synccore.Message{}, err
 	}
-	switch a.ActionType {
-	case ActionStop:
-		return s.stop(ctx)
-	case ActionSetModel:
-		if _, ok := m.models[a.Value]; !ok {
-			return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown model %q (known: %v)", a.Value, m.models.Names())
+	for _, h := range actionHandlers {
+		if h.actionType == a.ActionType {
+			return h.run(ctx, s, a)
+		}
+	}
+	return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown action_type %q (known: %v)", a.ActionType, ActionTypes())
+}
+
+// actionHandlers is the one list of the action types the server accepts:
+// Action dispatches on it and ActionTypes (shown to clients as a
+// session's "actions") is read from it.
+var actionHandlers = []struct {
+	actionType string
+	run        func(ctx context.Context, s *live, a Action) (synccore.Message, error)
+}{
+	{ActionStop, func(ctx context.Context, s *live, _ Action) (synccore.Message, error) { return s.stop(ctx) }},
+	{ActionSetModel, func(ctx context.Context, s *live, a Action) (synccore.Message, error) {
+		if _, ok := s.m.models[a.Value]; !ok {
+			return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown model %q (known: %v)", a.Value, s.m.models.Names())
 		}
 		return s.setting(ctx, a, "Model set to "+a.Value)
-	case ActionSetApprovalMode:
+	}},
+	{ActionSetApprovalMode, func(ctx context.Context, s *live, a Action) (synccore.Message, error) {
 		if a.Value != ApprovalAsk && a.Value != ApprovalAuto {
 			return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "approval mode is %q or %q, got %q", ApprovalAsk, ApprovalAuto, a.Value)
 		}
 		return s.setting(ctx, a, "Approval mode set to "+a.Value)
+	}},
+	{ActionRetry, func(ctx context.Context, s *live, _ Action) (synccore.Message, error) { return s.retry(ctx) }},
+}
+
+// ActionTypes lists the action types Action accepts, in a stable order.
+func ActionTypes() []string {
+	out := make([]string, len(actionHandlers))
+	for i, h := range actionHandlers {
+		out[i] = h.actionType
 	}
-	return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown action_type %q", a.ActionType)
+	return out
 }
 
 func actionPart(a Action, title string) synccore.Part {

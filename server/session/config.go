@@ -2,6 +2,7 @@ package session
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -10,13 +11,25 @@ import (
 
 // Config configures a Manager.
 type Config struct {
-	Store      *store.Store
-	Models     model.Registry // nil = model.Default() (the scripted model only)
-	Tools      []model.Tool   // nil = model.DemoTools()
-	Logger     *slog.Logger
-	QueueLimit int          // per-subscriber frame queue bound, default 4096
-	Speed      model.Speed  // pacing of streams and tools; zero = as fast as possible
-	Now        func() int64 // Unix ms, default time.Now
+	Store  *store.Store
+	Models model.Registry // nil = model.Default() (the scripted model only)
+	// DefaultModel is the model of sessions created without one; "" =
+	// model.DefaultName.
+	DefaultModel string
+	Tools        []model.Tool // nil = model.DemoTools()
+	Logger       *slog.Logger
+	QueueLimit   int          // per-subscriber frame queue bound, default 4096
+	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
+	Now          func() int64 // Unix ms, default time.Now
+	// ResumeInterrupted retries, at start, the turns a crash interrupted
+	// (as a client's "retry" action would).
+	ResumeInterrupted bool
+	// ToolTimeout bounds one tool run (default DefaultToolTimeout): a tool
+	// that hangs becomes output-error, the turn goes on.
+	ToolTimeout time.Duration
+	// MaxToolOutput bounds a tool's output, in bytes of JSON (default
+	// DefaultMaxToolOutput); a larger one is cut (see boundOutput).
+	MaxToolOutput int
 	// MaxSteps bounds the model steps of one turn (a runaway tool loop
 	// fails the turn); default 32.
 	MaxSteps int
@@ -30,7 +43,7 @@ type PostMessage struct {
 
 // Action is a session operation.
 type Action struct {
-	ActionType string `json:"action_type" msgpack:"action_type"` // "stop" | "set_model" | "set_approval_mode"
+	ActionType string `json:"action_type" msgpack:"action_type"` // one of ActionTypes()
 	Value      string `json:"value,omitempty" msgpack:"value,omitempty"`
 }
 
@@ -39,6 +52,8 @@ const (
 	ActionStop            = "stop"
 	ActionSetModel        = "set_model"
 	ActionSetApprovalMode = "set_approval_mode"
+	// ActionRetry runs a turn that ended with a recoverable error again.
+	ActionRetry = "retry"
 
 	ApprovalAsk  = "ask"  // every tool call waits for the user's approval
 	ApprovalAuto = "auto" // only tools that always need approval wait
@@ -52,4 +67,10 @@ const (
 	CodeModelError  = "model_error" // the model failed
 	// CodeTooManySteps: the turn passed Config.MaxSteps model steps.
 	CodeTooManySteps = "too_many_steps"
+)
+
+// Tool bounds.
+const (
+	DefaultToolTimeout   = 60 * time.Second
+	DefaultMaxToolOutput = 32 << 10
 )

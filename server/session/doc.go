@@ -18,6 +18,22 @@
 // starts so a crash leaves a row that recovery closes. Each step's parts
 // carry its step_id ("step-1", "step-2"...).
 //
+// # What the model reads
+//
+// Each step's input is composed from the committed history (window.go):
+// the newest messages that fit the model's context budget, after a stored
+// summary standing for the older ones (made by the session's model when
+// the recent messages outgrow the budget, kept in its own table, never a
+// message). A step reads O(budget), whatever the session's length.
+//
+// # Retry, and messages no step read
+//
+// A turn closed with a recoverable error part can be retried (action
+// "retry"): an internal user message, the recovery prompt, is committed
+// in that turn and the turn runs again into a new agent message. A user
+// message that joined a turn no step of which read it before the turn was
+// stopped or failed starts the next run of that turn.
+//
 // # What is committed, and when
 //
 //   - a user message; the agent message's creation;

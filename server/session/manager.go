@@ -20,8 +20,10 @@ import (
 type Manager struct {
 	store    *store.Store
 	models   model.Registry
-	tools    map[string]model.Tool
-	specs    []model.ToolSpec
+	defModel string
+	tools    *model.ToolRegistry
+	toolTime time.Duration
+	toolOut  int
 	log      *slog.Logger
 	limit    int
 	speed    model.Speed
@@ -50,6 +52,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	m := &Manager{
 		store:    cfg.Store,
 		models:   cfg.Models,
+		defModel: cfg.DefaultModel,
 		log:      cfg.Logger,
 		limit:    cfg.QueueLimit,
 		speed:    cfg.Speed,
@@ -57,10 +60,17 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		maxSteps: cfg.MaxSteps,
 		base:     context.WithoutCancel(ctx),
 		live:     map[string]*live{},
-		tools:    map[string]model.Tool{},
+		toolTime: cfg.ToolTimeout,
+		toolOut:  cfg.MaxToolOutput,
 	}
 	if m.models == nil {
 		m.models = model.Default()
+	}
+	if m.defModel == "" {
+		m.defModel = model.DefaultName
+	}
+	if _, ok := m.models[m.defModel]; !ok {
+		return nil, fmt.Errorf("session: default model %q is not among %v", m.defModel, m.models.Names())
 	}
 	if m.log == nil {
 		m.log = slog.Default()
@@ -78,10 +88,16 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if tools == nil {
 		tools = model.DemoTools()
 	}
-	for _, t := range tools {
-		spec := t.Spec()
-		m.tools[spec.Name] = t
-		m.specs = append(m.specs, spec)
+	reg, err := model.NewToolRegistry(tools...)
+	if err != nil {
+		return nil, fmt.Errorf("session: tools: %w", err)
+	}
+	m.tools = reg
+	if m.toolTime <= 0 {
+		m.toolTime = DefaultToolTimeout
+	}
+	if m.toolOut <= 0 {
+		m.toolOut = DefaultMaxToolOutput
 	}
 	recovered, err := m.store.RecoverStreaming(ctx, func(msg synccore.Message) synccore.Part {
 		return synccore.Part{
@@ -98,13 +114,45 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if len(recovered) > 0 {
 		m.log.Info("closed messages left streaming", "count", len(recovered))
 	}
+	if cfg.ResumeInterrupted {
+		m.resume(ctx, recovered)
+	}
 	return m, nil
+}
+
+// resume retries the turns a crash interrupted, one per session (the
+// newest; retry checks it is still the session's last turn).
+func (m *Manager) resume(ctx context.Context, recovered []synccore.Message) {
+	done := map[string]bool{}
+	for i := len(recovered) - 1; i >= 0; i-- {
+		sid := recovered[i].SessionID
+		if done[sid] {
+			continue
+		}
+		done[sid] = true
+		if _, err := m.Action(ctx, sid, Action{ActionType: ActionRetry}); err != nil {
+			m.log.Warn("resume interrupted turn", "session_id", sid, "err", err)
+			continue
+		}
+		m.log.Info("resumed interrupted turn", "session_id", sid)
+	}
+}
+
+// Models lists the model names sessions may use, the default first.
+func (m *Manager) Models() []string {
+	out := []string{m.defModel}
+	for _, n := range m.models.Names() {
+		if n != m.defModel {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // CreateSession creates an empty session with a model ("" = the default).
 func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Session, error) {
 	if modelName == "" {
-		modelName = model.DefaultName
+		modelName = m.defModel
 	}
 	if _, ok := m.models[modelName]; !ok {
 		return store.Session{}, synccore.Errorf(synccore.CodeBadRequest, "unknown model %q (known: %v)", modelName, m.models.Names())

@@ -11,9 +11,10 @@ import (
 // step is the in-memory state of one model step while it streams.
 type step struct {
 	id     string
-	blocks map[string]*workPart // text/reasoning block id -> part
-	calls  []string             // tool call ids completed in this step, in order
-	open   []string             // tool calls started but not complete
+	blocks map[string]*workPart        // text/reasoning block id -> part
+	calls  []string                    // tool call ids completed in this step, in order
+	open   []string                    // tool calls started but not complete
+	args   map[string]*strings.Builder // input JSON streamed so far, by tool call id
 	finish string
 }
 
@@ -98,6 +99,26 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		w := a.add(synccore.Part{Type: synccore.PartTool, StepID: st.id, State: synccore.ToolInputStreaming,
 			ToolCallID: ev.ToolCallID, ToolName: ev.ToolName})
 		st.open = append(st.open, ev.ToolCallID)
+		s.hub.Publish(a.partFrame(w))
+
+	case model.EvToolInputDelta:
+		w := a.tool(ev.ToolCallID)
+		if w == nil || w.p.State != synccore.ToolInputStreaming || w.p.StepID != st.id {
+			return bad("input for a tool call %q that is not streaming its input", ev.ToolCallID)
+		}
+		if st.args == nil {
+			st.args = map[string]*strings.Builder{}
+		}
+		b := st.args[ev.ToolCallID]
+		if b == nil {
+			b = &strings.Builder{}
+			st.args[ev.ToolCallID] = b
+		}
+		b.WriteString(ev.Delta)
+		// Clients see the partial JSON as the input, a string, until
+		// the call is complete and its input becomes the parsed value.
+		w.p.Input = b.String()
+		w.dirty = true
 		s.hub.Publish(a.partFrame(w))
 
 	case model.EvToolCall:

@@ -24,7 +24,7 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 		s.mu.Unlock()
 		return synccore.Errorf(synccore.CodeInternal, "tool call %q vanished", callID)
 	}
-	tool := s.m.tools[w.p.ToolName]
+	tool := s.m.tools.Get(w.p.ToolName)
 	if tool == nil {
 		w.p.State = synccore.ToolOutputError
 		w.p.Output = map[string]any{"error": "unknown tool " + w.p.ToolName}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentsync/agentsync/server/composer"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -23,6 +22,8 @@ type turn struct {
 	agent       *agentMsg // nil until the first step starts
 	step        *step     // the step streaming now, nil between steps
 	lastUserSeq int64     // newest user message of this turn (steers raise it)
+	seen        int64     // newest user message a step has read
+	startSeq    int64     // the user message that started the turn
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
@@ -41,7 +42,7 @@ var (
 // startTurn begins a turn for the user message at seq. Caller holds s.mu.
 func (s *live) startTurn(id string, seq int64) *turn {
 	ctx, cancel := context.WithCancelCause(s.m.base)
-	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, answers: make(chan bool, 1)}
+	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1)}
 	s.turn = t
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
@@ -72,13 +73,24 @@ func (s *live) turnLoop(t *turn) error {
 		if n > s.m.maxSteps {
 			return synccore.Errorf(CodeTooManySteps, "the turn took more than %d model steps", s.m.maxSteps)
 		}
-		history, err := s.m.store.History(ctx, s.id)
-		if err != nil {
-			return fmt.Errorf("read history: %w", err)
+		s.mu.Lock()
+		modelName := s.rec.Model
+		s.mu.Unlock()
+		provider, ok := s.m.models[modelName]
+		if !ok {
+			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
 		}
-		seen := lastUserSequence(history)
+		win, err := s.composeWindow(ctx, t, provider, modelName)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				return context.Cause(t.ctx)
+			}
+			return fmt.Errorf("compose: %w", err)
+		}
+		seen := win.seen
 
 		s.mu.Lock()
+		t.seen = seen
 		if t.agent == nil {
 			// The agent message exists from the first step on, so a crash
 			// leaves a row that recovery closes.
@@ -98,16 +110,11 @@ func (s *live) turnLoop(t *turn) error {
 		}
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
-		modelName := s.rec.Model
 		s.mu.Unlock()
 
-		provider, ok := s.m.models[modelName]
-		if !ok {
-			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
-		}
 		req := model.Request{
 			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
-			Messages: composer.Compose(history), Tools: s.m.specs,
+			Messages: win.input, Tools: s.m.tools.Specs(),
 		}
 		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
 			if t.ctx.Err() != nil {
@@ -167,6 +174,7 @@ func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (c
 func (s *live) endTurn(t *turn, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.answerUnread(t, err)
 	if s.turn == t {
 		s.turn = nil
 	}
@@ -207,7 +215,12 @@ func (s *live) endTurn(t *turn, err error) {
 		a.closeOpen("the turn failed")
 		ep.Code, ep.Message = CodeModelError, err.Error()
 		var se *synccore.Error
-		if errors.As(err, &se) {
+		var me *model.Error
+		switch {
+		case errors.As(err, &me):
+			// A refused key is not worth a retry: the error says so.
+			ep.Recoverable = me.Recoverable
+		case errors.As(err, &se):
 			ep.Code, ep.Message = se.Code, se.Message
 		}
 		s.log.Warn("turn failed", "turn_id", t.id, "err", err)
@@ -220,6 +233,19 @@ func (s *live) endTurn(t *turn, err error) {
 		return
 	}
 	t.final = msg
+}
+
+// answerUnread starts the next turn for a user message that arrived while
+// t ran (a steer) but that no step of t read, because t was stopped or
+// failed first: queued messages are never left unanswered. It runs in the
+// same turn, whose user message it is. Not on shutdown: recovery and
+// -resume-interrupted own that case. Caller holds s.mu.
+func (s *live) answerUnread(t *turn, err error) {
+	if err == nil || errors.Is(err, errShutdown) || s.closing || s.turn != nil || t.lastUserSeq <= max(t.seen, t.startSeq) {
+		return
+	}
+	s.log.Info("answering a message the ended turn never read", "turn_id", t.id, "sequence", t.lastUserSeq)
+	s.startTurn(t.id, t.lastUserSeq)
 }
 
 func actionMessage(turnID string, action synccore.Part) synccore.Message {

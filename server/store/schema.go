@@ -55,6 +55,18 @@ var migrations = []string{
 		UNIQUE (sid, msg_sequence, part_id),
 		FOREIGN KEY (sid, msg_sequence) REFERENCES messages (sid, sequence)
 	) WITHOUT ROWID;`,
+	// 2: summaries, derived data of the composer policy: the text that
+	// stands for messages from_sequence..to_sequence in a model's context.
+	// Not messages: no sequence of their own, never in a page.
+	`CREATE TABLE summaries (
+		sid           INTEGER NOT NULL REFERENCES sessions (sid),
+		to_sequence   INTEGER NOT NULL,
+		from_sequence INTEGER NOT NULL,
+		text          TEXT NOT NULL,
+		model         TEXT NOT NULL,
+		created_at    INTEGER NOT NULL,
+		PRIMARY KEY (sid, to_sequence)
+	) WITHOUT ROWID;`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

@@ -89,4 +89,13 @@ var rows = []row{
 	{"server/e2e.MessagesHTTP/page50-json", "ns/op", "server/e2e.MessagesHTTP/page50-msgpack", "", target{}},
 	{"server/api.FrameEncoder/envelope", "ns/frame", "server/api.FrameEncoder/reflection", "", target{}},
 	{"server/session.TurnDeltas", "deltas/s", "", "", note("(model to store, 1 subscriber)")},
+	// Real providers: our adapter (parsed SSE chunk to engine event) beside
+	// the SDK's own parse of the same bytes; the whole path, bytes to event.
+	{"server/model.OpenAIStream/adapter", "ns/token", "server/model.OpenAIStream/sdk", "", atMost(2000, "<=2 us")},
+	{"server/model.OpenAIStream/provider", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to event)")},
+	{"server/model.AnthropicStream/adapter", "ns/token", "server/model.AnthropicStream/sdk", "", atMost(2000, "<=2 us")},
+	{"server/model.AnthropicStream/provider", "ns/token", "server/model.AnthropicStream/sdk", "", note("(SSE bytes to event)")},
+	{"server/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
+	// The composer's read for one step, with a summary, 100,000 messages vs 100.
+	{"server/session.ComposeWindow/messages=100000", "ns/op", "server/session.ComposeWindow/messages=100", "", ratioAtMost(1.5, "<=1.5x of 100")},
 }

@@ -34,6 +34,9 @@ type options struct {
 	token    string
 	origins  []string
 	logLevel slog.Level
+	models   modelOptions
+	mcp      mcpOptions
+	resume   bool
 }
 
 func parseFlags(args []string, out io.Writer) (options, error) {
@@ -46,6 +49,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.token, "token", "", "bearer token required on every API request (empty = none)")
 	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	o.models.register(fs)
+	o.mcp.register(fs)
+	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -92,12 +98,25 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}()
 
+	models, defaultModel, err := opts.models.registry()
+	if err != nil {
+		return err
+	}
+	tools, closeMCP, err := opts.mcp.connect(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer closeMCP()
 	// NewManager runs crash recovery (closes messages left streaming)
 	// before anything is served.
 	mgr, err := session.NewManager(ctx, session.Config{
-		Store:  st,
-		Logger: log,
-		Speed:  model.Paced(opts.speed),
+		Store:             st,
+		Logger:            log,
+		Speed:             model.Paced(opts.speed),
+		Models:            models,
+		DefaultModel:      defaultModel,
+		ResumeInterrupted: opts.resume,
+		Tools:             tools,
 	})
 	if err != nil {
 		return fmt.Errorf("start sessions: %w", err)
@@ -132,7 +151,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "listening on %s\n", url)
 	log.Info("syncserver started", "url", url, "db", opts.db, "speed", opts.speed,
-		"token", opts.token != "", "origins", opts.origins)
+		"token", opts.token != "", "origins", opts.origins, "models", models.Names(), "default_model", defaultModel)
 
 	select {
 	case err := <-serveErr:

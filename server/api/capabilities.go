@@ -1,0 +1,18 @@
+package api
+
+import "github.com/agentsync/agentsync/server/session"
+
+// modelLister is the part of a Manager that names its models; optional,
+// so a Manager without it simply shows none.
+type modelLister interface{ Models() []string }
+
+// withCapabilities adds to a session what a client may do with it: the
+// action types POST .../actions accepts (a demo shows Retry only if
+// "retry" is there) and the models set_model accepts, the default first.
+func (a *api) withCapabilities(b sessionBody) sessionBody {
+	b.Actions = session.ActionTypes()
+	if ml, ok := a.mgr.(modelLister); ok {
+		b.Models = ml.Models()
+	}
+	return b
+}
