@@ -3,14 +3,17 @@ SHELL := /bin/bash
 ADDR ?= 127.0.0.1:8080
 DB ?= data/dev.db
 SPEED ?= 15ms
+# ORIGINS: comma list of other browser origins allowed, e.g. http://localhost:5173
+ORIGINS ?=
 GO ?= go
 WASM := wasm/module/agentsync.wasm
 
 .PHONY: run test test-go test-js wasm wasm-check bench fuzz vet clean
 
-## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB)
+## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB);
+## ORIGINS=http://localhost:5173 lets an app served from there use it
 run:
-	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED)
+	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED) -origins '$(ORIGINS)'
 
 ## wasm: rebuild the WebAssembly module (committed, embedded by wasm/module)
 wasm:
