@@ -28,12 +28,18 @@ vet:
 test-go:
 	$(GO) test -count=1 -timeout 20m ./... ./testdata ./testdata/gen
 
-test-js: js/node_modules
+# test-js also packs js/ into the Vite + React app of examples/vite-react
+# (js/test/vite-app.test.js), so that app's packages are needed too.
+test-js: js/node_modules examples/vite-react/node_modules
 	cd js && npm test
 
 js/node_modules: js/package.json
 	cd js && npm ci --no-audit --no-fund
 	touch js/node_modules
+
+examples/vite-react/node_modules: examples/vite-react/package.json
+	cd examples/vite-react && npm ci --no-audit --no-fund
+	touch examples/vite-react/node_modules
 
 ## bench: every benchmark, one table with the baseline each is compared against
 bench:
@@ -46,4 +52,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules
+	rm -rf data js/node_modules examples/vite-react/node_modules
