@@ -22,6 +22,8 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", a.guard(false, a.answer))
 	mux.HandleFunc("POST /v1/sessions/{id}/actions", a.guard(false, a.action))
 	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.subscribe))
+	mux.HandleFunc("POST /v1/chat", a.guard(false, a.chatPost))
+	mux.HandleFunc("GET /v1/chat/{id}/stream", a.guard(false, a.chatResume))
 	mux.HandleFunc("GET /healthz", a.guard(false, a.healthz))
 	mux.HandleFunc("OPTIONS /v1/", a.preflight)
 
