@@ -22,8 +22,22 @@ export function toUIMessages(view) {
   return view.messages.map(toUIMessage);
 }
 
-/** One message as a UIMessage (id = message_id). */
+// UIMessages by message object: a Session keeps an unchanged message's
+// object from one view to the next, so its UIMessage keeps its identity
+// too and memoized rows skip it.
+const converted = new WeakMap();
+
+/** One message as a UIMessage (id = message_id); the same object for the same message object. */
 export function toUIMessage(message) {
+  let ui = converted.get(message);
+  if (!ui) {
+    ui = convert(message);
+    converted.set(message, ui);
+  }
+  return ui;
+}
+
+function convert(message) {
   const approvals = new Map(); // tool_call_id -> approval interaction
   for (const p of message.parts) {
     if (p.type === 'interaction' && p.request?.kind === 'approval') approvals.set(p.request.tool_call_id, p);

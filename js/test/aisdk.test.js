@@ -162,3 +162,13 @@ test('the chat endpoint refuses a bad body with a typed error', async () => {
   });
   assert.equal(missing.status, 404);
 });
+
+test('toUIMessages keeps an unchanged message\'s UIMessage object', () => {
+  const done = { message_id: 'm1', role: 'user', parts: [{ part_id: 'p1', sequence: 1, type: 'text', text: 'hi' }] };
+  const streaming = { message_id: 'm2', role: 'agent', state: 'streaming', parts: [{ part_id: 'p2', sequence: 1, type: 'text', text: 'a', state: 'streaming' }] };
+  const first = toUIMessages({ messages: [done, streaming] });
+  const next = toUIMessages({ messages: [done, { ...streaming, parts: [{ ...streaming.parts[0], text: 'ab' }] }] });
+  assert.equal(next[0], first[0], 'same message object, same UIMessage');
+  assert.notEqual(next[1], first[1]);
+  assert.deepEqual(next[1].parts, [{ type: 'text', text: 'ab', state: 'streaming' }]);
+});

@@ -14,6 +14,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { AgentsyncError, loadModule } from '../node.js';
 import { openPage } from './harness/browser.js';
 import { serveDir } from './harness/dir-server.js';
 import { startServer } from './harness/syncserver.js';
@@ -56,6 +57,29 @@ test('the tarball holds the module, and the build ships one copy and no node: im
   assert.equal(assets.filter((f) => f.endsWith('.wasm')).length, 1, `assets: ${assets}`);
   for (const f of assets.filter((f) => f.endsWith('.js'))) {
     assert.doesNotMatch(await readFile(path.join(dist, 'assets', f), 'utf8'), /["']node:/, `${f} imports node:`);
+  }
+});
+
+test('in Node the installed package loads its module without options', async () => {
+  const script = "import { Core } from '@agentsync/client'; const core = await Core.load(); console.log(core.view().messages.length);";
+  const { stdout } = await run('node', ['--input-type=module', '-e', script], appDir);
+  assert.equal(stdout.trim(), '0');
+});
+
+test('a module URL that answers HTML fails with an error naming the URL and what came back', async () => {
+  const app = await serveDir(dist);
+  try {
+    const url = `${app.url}/index.html`;
+    await assert.rejects(loadModule(url), (err) => {
+      assert.ok(err instanceof AgentsyncError, String(err));
+      assert.equal(err.code, 'bad_request');
+      assert.ok(err.message.includes(url), err.message);
+      assert.match(err.message, /text\/html/);
+      assert.match(err.message, /3c 21 64 6f/); // "<!do"
+      return true;
+    });
+  } finally {
+    await app.close();
   }
 });
 
