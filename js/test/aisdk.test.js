@@ -1,12 +1,13 @@
 // The server's AI SDK endpoint driven by the real `ai` package, as useChat
 // drives it: DefaultChatTransport posts a message and reads the UI message
-// stream, readUIMessageStream builds the UIMessage, and a reconnect in the
-// middle of a stream (a reload) resumes it. Each result must equal
+// stream, readUIMessageStream builds the UIMessage, an approval goes back as
+// useChat sends it, and a reconnect in the middle of a stream (a reload)
+// resumes it. Each result must equal
 // toUIMessages of the view an agentsync Session synced of the same session.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DefaultChatTransport, readUIMessageStream } from 'ai';
+import { DefaultChatTransport, isToolUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream } from 'ai';
 import { createSession } from '../node.js';
 import { toUIMessages } from '../ai.js';
 import { startServer } from './harness/syncserver.js';
@@ -25,9 +26,10 @@ let userIds = 0;
 const userMessage = (text) => ({ id: `u${++userIds}`, role: 'user', parts: [{ type: 'text', text }] });
 
 // Reads a UI message stream to its end; onUpdate sees every state.
-async function readAll(stream, onUpdate = () => {}) {
+// message is what the client already has of a message the stream continues.
+async function readAll(stream, onUpdate = () => {}, message = undefined) {
   let last;
-  for await (const m of readUIMessageStream({ stream, terminateOnError: true })) {
+  for await (const m of readUIMessageStream({ message, stream, terminateOnError: true })) {
     last = m;
     await onUpdate(m);
   }
@@ -40,39 +42,45 @@ async function synced(session, id) {
   return toUIMessages(view).find((m) => m.id === id);
 }
 
-test('useChat transport: an approval turn streams the UIMessage toUIMessages gives', { timeout: 120000 }, async () => {
-  const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
-  try {
-    const transport = new DefaultChatTransport({ api: `${server.url}/v1/chat` });
-    const stream = await transport.sendMessages({
-      chatId: session.sessionId,
-      messages: [userMessage('scenario:approval')],
-      trigger: 'submit-message',
-      messageId: undefined,
-      abortSignal: undefined,
-    });
-    const states = [];
-    let answered = false;
-    const reply = await readAll(stream, async (m) => {
-      for (const p of m.parts) {
-        if (!p.type.startsWith('tool-')) continue;
-        if (states.at(-1) !== p.state) states.push(p.state);
-        // An app answers through agentsync (the stream goes on meanwhile).
-        if (p.state === 'approval-requested' && !answered) {
-          answered = true;
-          await session.answer(p.approval.id, { approved: true });
-        }
-      }
-    });
-    assert.deepEqual(states, ['input-streaming', 'input-available', 'approval-requested', 'approval-responded', 'output-available']);
-    assert.deepEqual(json(reply), json(await synced(session, reply.id)));
-    assert.ok(reply.parts.some((p) => p.type === 'text' && p.text.startsWith('Done: the email was sent')), JSON.stringify(reply.parts));
-    // Nothing streams now: a reconnect finds no active stream (204).
-    assert.equal(await transport.reconnectToStream({ chatId: session.sessionId }), null);
-  } finally {
-    session.close();
-  }
-});
+// An approval as useChat makes it: the stream ends on the request, the app
+// calls addToolApprovalResponse, and useChat posts the assistant message
+// back (sendAutomaticallyWhen); the reply then streams on in that message.
+for (const approved of [true, false]) {
+  test(`useChat transport: an approval ${approved ? 'granted' : 'denied'} the useChat way continues the reply`, { timeout: 120000 }, async () => {
+    const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
+    try {
+      const transport = new DefaultChatTransport({ api: `${server.url}/v1/chat` });
+      const chatId = session.sessionId;
+      const user = userMessage('scenario:approval');
+      const send = (messages, messageId, abortSignal) => transport.sendMessages({ chatId, messages, trigger: 'submit-message', messageId, abortSignal });
+
+      const asked = await readAll(await send([user]));
+      const tool = asked.parts.find(isToolUIPart);
+      assert.equal(tool?.state, 'approval-requested', JSON.stringify(asked.parts));
+      // What addToolApprovalResponse does to the message:
+      const answered = {
+        ...asked,
+        parts: asked.parts.map((p) => (p === tool ? { ...p, state: 'approval-responded', approval: { ...p.approval, approved, reason: undefined } } : p)),
+      };
+      assert.ok(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [user, answered] }));
+
+      const states = [];
+      const reply = await readAll(await send([user, answered], answered.id), (m) => {
+        const t = m.parts.find(isToolUIPart);
+        if (states.at(-1) !== t.state) states.push(t.state);
+      }, answered);
+      assert.deepEqual(states, [approved ? 'output-available' : 'output-denied']);
+      assert.equal(reply.id, asked.id, 'the same assistant message, continued');
+      assert.deepEqual(json(reply), json(await synced(session, reply.id)));
+      const last = reply.parts.at(-1);
+      assert.match(last.text, approved ? /^Done: the email was sent/ : /^Understood: I did not send the email/);
+      // Nothing streams now: a reconnect finds no active stream (204).
+      assert.equal(await transport.reconnectToStream({ chatId }), null);
+    } finally {
+      session.close();
+    }
+  });
+}
 
 test('useChat transport: a reload mid-stream resumes with what was streamed so far', { timeout: 120000 }, async () => {
   const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
@@ -161,6 +169,18 @@ test('the chat endpoint refuses a bad body with a typed error', async () => {
     body: JSON.stringify({ id: 'no-such-session', messages: [userMessage('hi')] }),
   });
   assert.equal(missing.status, 404);
+  const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
+  try {
+    const noDecision = await fetch(`${server.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: session.sessionId, messages: [{ id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }),
+    });
+    assert.equal(noDecision.status, 400);
+    assert.match((await noDecision.json()).message, /no approval response/);
+  } finally {
+    session.close();
+  }
 });
 
 test('toUIMessages keeps an unchanged message\'s UIMessage object', () => {

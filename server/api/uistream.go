@@ -109,6 +109,56 @@ func (e *uiEmitter) emit(m *synccore.Message) error {
 	return e.flush()
 }
 
+// seed records what the client already has of m: the UIMessage parts it
+// sent back (useChat posts its messages), in the order toUIMessage gives
+// them, so that the stream continues that message instead of repeating it.
+func (e *uiEmitter) seed(m *synccore.Message, client []uiPart) {
+	e.started = true
+	approvals := approvalsByTool(m)
+	j := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		c := dataChunk(p)
+		if c == nil && p.Type != synccore.PartText && p.Type != synccore.PartReasoning && p.Type != synccore.PartTool && p.Type != synccore.PartFile {
+			continue // no UIMessage part of its own
+		}
+		if j >= len(client) {
+			return
+		}
+		have := client[j]
+		j++
+		s := &sentPart{started: true, textLen: min(len(have.Text), len(p.Text)), ended: have.State == synccore.StateDone}
+		switch p.Type {
+		case synccore.PartTool:
+			s.toolStage = uiToolStage[have.State]
+			if s.toolStage >= toolApprovalRequested && approvals[p.ToolCallID] == nil {
+				s.toolStage = toolInputAvailable
+			}
+		default:
+			// A data part with an id is sent again (the client replaces it
+			// in place, so it gets the latest); one without would be added
+			// twice, so it counts as sent.
+			if _, hasID := c["id"]; c != nil && !hasID {
+				if b, err := json.Marshal(c); err == nil {
+					s.data = string(b)
+				}
+			}
+		}
+		e.sent[p.PartID] = s
+	}
+}
+
+// uiToolStage is the stage of each AI SDK tool state.
+var uiToolStage = map[string]int{
+	"input-streaming":    toolStarted,
+	"input-available":    toolInputAvailable,
+	"approval-requested": toolApprovalRequested,
+	"approval-responded": toolApprovalResponded,
+	"output-available":   toolFinal,
+	"output-error":       toolFinal,
+	"output-denied":      toolFinal,
+}
+
 // finish ends the stream.
 func (e *uiEmitter) finish() error {
 	if err := e.write(chunk{"type": "finish"}); err != nil {
