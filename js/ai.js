@@ -1,8 +1,9 @@
 // The bridge to the Vercel AI SDK: an agentsync view as AI SDK UIMessage[],
 // so components built for useChat (AI Elements, assistant-ui...) render an
 // agentsync session unchanged. The reference server's /v1/chat endpoint
-// (server/api/aisdk*.go) streams the same messages in the UI message stream
-// protocol: a message read through useChat equals toUIMessages of the view.
+// (server/api/aisdk.go, uistream.go) streams the same messages in the UI
+// message stream protocol: a message read through useChat equals
+// toUIMessages of the view.
 //
 // Mapping (docs/ai-sdk.md has the table):
 //   text, reasoning          -> text, reasoning (state streaming/done)
