@@ -62,15 +62,16 @@ async function compileFrom(source) {
   if (source instanceof URL) {
     url = source;
   } else if (typeof source === 'string') {
-    if (fileLoader && !isURL(source)) return compileBytes(await fileLoader(source), source, '');
+    if (!isURL(source)) {
+      if (fileLoader) return compileBytes(await fileLoader(source), source, '');
+      if (!globalThis.location) throw needsNodeEntry(source);
+    }
     url = new URL(source, globalThis.location?.href);
   } else {
     throw new AgentsyncError('bad_request', 'wasm must be a URL, a path, bytes or a WebAssembly.Module');
   }
   if (url.protocol === 'file:') {
-    if (!fileLoader) {
-      throw new AgentsyncError('bad_request', `cannot read ${url.href}: file URLs need the Node entry (import '@agentsync/client' under Node, or js/node.js)`);
-    }
+    if (!fileLoader) throw needsNodeEntry(url.href);
     return compileBytes(await fileLoader(url), url.href, '');
   }
   let res;
@@ -90,6 +91,10 @@ async function compileFrom(source) {
     }
   }
   return compileBytes(new Uint8Array(await res.arrayBuffer()), url.href, type);
+}
+
+function needsNodeEntry(file) {
+  return new AgentsyncError('bad_request', `cannot read ${file}: files are read by the Node entry (import '@agentsync/client' under Node resolves to it; in a checkout, js/node.js)`);
 }
 
 // Windows drive paths ("C:\…") look like a scheme but are paths.
