@@ -86,11 +86,11 @@ test('useChat transport: a reload mid-stream resumes with what was streamed so f
   const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
   try {
     const transport = new DefaultChatTransport({ api: `${server.url}/v1/chat` });
-    const chars = 30000;
+    const chars = 100000; // 4,000 deltas of 25: seconds of streaming even on a loaded machine
     const abort = new AbortController();
     const stream = await transport.sendMessages({
       chatId: session.sessionId,
-      messages: [userMessage(`scenario:long chars=${chars} delta=20`)],
+      messages: [userMessage(`scenario:long chars=${chars} delta=25`)],
       trigger: 'submit-message',
       messageId: undefined,
       abortSignal: abort.signal,
