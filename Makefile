@@ -5,6 +5,8 @@ DB ?= data/dev.db
 SPEED ?= 15ms
 # MODEL: one or more PROVIDER:MODEL (openai:gpt-4o-mini, anthropic:claude-sonnet-4-5); empty = the scripted model
 MODEL ?=
+# ORIGINS: comma list of other browser origins allowed, e.g. http://localhost:5173
+ORIGINS ?=
 GO ?= go
 WASM := wasm/module/agentsync.wasm
 # The Go that builds the wasm module: its bytes embed the Go version, so
@@ -21,9 +23,10 @@ PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server/
 
 .PHONY: run test test-go test-js wasm bench fuzz vet lint clean
 
-## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB)
+## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB);
+## ORIGINS=http://localhost:5173 lets an app served from there use it
 run:
-	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED) $(foreach m,$(MODEL),-model $(m))
+	$(GO) run ./server/cmd/syncserver -addr $(ADDR) -db $(DB) -speed $(SPEED) -origins '$(ORIGINS)' $(foreach m,$(MODEL),-model $(m))
 
 ## wasm: rebuild the WebAssembly module (committed, embedded by wasm/module)
 wasm:
@@ -49,12 +52,18 @@ test-go:
 	$(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 20m $(PLAIN_PKGS)
 
-test-js: js/node_modules
+# test-js also packs js/ into the Vite + React app of examples/vite-react
+# (js/test/vite-app.test.js), so that app's packages are needed too.
+test-js: js/node_modules examples/vite-react/node_modules
 	cd js && npm test
 
 js/node_modules: js/package.json
 	cd js && npm ci --no-audit --no-fund
 	touch js/node_modules
+
+examples/vite-react/node_modules: examples/vite-react/package.json
+	cd examples/vite-react && npm ci --no-audit --no-fund
+	touch examples/vite-react/node_modules
 
 ## bench: every benchmark, one table with the baseline each is compared against
 bench:
@@ -67,4 +76,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules .tools
+	rm -rf data js/node_modules .tools examples/vite-react/node_modules

@@ -45,7 +45,8 @@ var digestLine = regexp.MustCompile(`(?m)^digest ([0-9a-f]{64})$`)
 
 // checkRun runs an example and checks what it printed: the tool loop's
 // tools and final text, and a view digest equal to the server's snapshot.
-func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) {
+// It returns the output.
+func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) string {
 	t.Helper()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -72,6 +73,7 @@ func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) {
 	if match[1] != want {
 		t.Errorf("example's view digest %s, server snapshot %s", match[1], want)
 	}
+	return text
 }
 
 func TestGoExample(t *testing.T) {
@@ -85,8 +87,15 @@ func TestNodeExample(t *testing.T) {
 	url, m := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	checkRun(t, m, exec.CommandContext(ctx, "node", "--experimental-websocket", "node/quickstart.mjs", url))
+	out := checkRun(t, m, exec.CommandContext(ctx, "node", "--experimental-websocket", "node/quickstart.mjs", url))
+	// The status listener is attached before the session starts: it sees
+	// the whole way to live, in order, and the close.
+	if !statusLines.MatchString(out) {
+		t.Errorf("output lacks the status events connecting, syncing, live, closed in order:\n%s", out)
+	}
 }
+
+var statusLines = regexp.MustCompile(`(?s)status connecting.*status syncing.*status live.*status closed`)
 
 // TestReadmeShowsExamples: the README's code blocks are the example files.
 func TestReadmeShowsExamples(t *testing.T) {

@@ -4,6 +4,7 @@
 // a result packed as (ptr << 32) | len, valid until the next export call.
 
 import { decode, encode } from './msgpack.js';
+import { defaultWasmSource, loadModule } from './load.js';
 import { Wasi } from './wasi.js';
 
 export const ABI_VERSION = 2;
@@ -31,87 +32,9 @@ export class AgentsyncError extends Error {
   }
 }
 
-const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
-
-// Compiled modules by source, so a rebuild after a trap, or a second
-// session, does not compile the module again.
-const compiled = new Map();
-
-/**
- * Compiles the module from a URL (string or URL object), a file path (Node),
- * bytes, or returns a WebAssembly.Module as it is.
- * @returns {Promise<WebAssembly.Module>}
- */
-export async function loadModule(source) {
-  if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  const key = String(source instanceof URL ? source.href : source);
-  let p = compiled.get(key);
-  if (!p) {
-    p = compileFrom(source);
-    compiled.set(key, p);
-    p.catch(() => compiled.delete(key));
-  }
-  return p;
-}
-
-async function compileFrom(source) {
-  let url = null;
-  if (source instanceof URL) {
-    url = source;
-  } else if (typeof source === 'string') {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !(isNode && /^[a-z]:[\\/]/i.test(source))) {
-      url = new URL(source);
-    } else if (isNode) {
-      return compileFile(source);
-    } else {
-      url = new URL(source, globalThis.location?.href);
-    }
-  } else {
-    throw new AgentsyncError('bad_request', 'wasm must be a URL, a path, bytes or a WebAssembly.Module');
-  }
-  if (url.protocol === 'file:') {
-    const { fileURLToPath } = await import('node:url');
-    return compileFile(fileURLToPath(url));
-  }
-  const res = await fetch(url);
-  if (!res.ok) throw new AgentsyncError('not_found', `fetching ${url}: HTTP ${res.status}`);
-  if (WebAssembly.compileStreaming && (res.headers.get('content-type') || '').startsWith('application/wasm')) {
-    try {
-      return await WebAssembly.compileStreaming(res.clone());
-    } catch {
-      // A wrong MIME type or a proxy that rewrote the body: fall back on bytes.
-    }
-  }
-  return WebAssembly.compile(await res.arrayBuffer());
-}
-
-async function compileFile(path) {
-  const { readFile } = await import('node:fs/promises');
-  return WebAssembly.compile(await readFile(path));
-}
-
-/** The module URL next to this file (the server serves both under /js/). */
-export function defaultWasmURL() {
-  return new URL('./agentsync.wasm', import.meta.url);
-}
-
-/**
- * Where to load the module from when the caller names none: next to this
- * file, or in Node, inside the repository (../wasm/module) when the package
- * is used from a checkout.
- */
-export async function defaultWasmSource() {
-  const url = defaultWasmURL();
-  if (!isNode || url.protocol !== 'file:') return url;
-  const { access } = await import('node:fs/promises');
-  try {
-    await access(url);
-    return url;
-  } catch {
-    return new URL('../wasm/module/agentsync.wasm', import.meta.url);
-  }
-}
+// Loading the module (fetch in browsers, files through the Node entry) lives
+// in load.js; these names stay exported here for existing callers.
+export { defaultWasmSource, defaultWasmURL, loadModule } from './load.js';
 
 /**
  * One module instance and one client. Not safe for re-entrant use; every

@@ -6,41 +6,163 @@ import type { ErrorCode } from './errcodes';
 export type Role = 'user' | 'agent';
 export type MessageState = 'streaming' | 'done';
 export type Visibility = 'visible' | 'internal';
-export type PartType = 'text' | 'reasoning' | 'context' | 'file' | 'data' | 'tool' | 'interaction' | 'action' | 'error';
+export type PartType = Part['type'];
 export type Status = 'idle' | 'connecting' | 'syncing' | 'live' | 'backoff' | 'closed';
 
-export interface Part {
+/** Fields every part has. */
+interface PartBase {
   part_id: string;
+  /** The part's 1-based position in its message; never changes. */
   sequence: number;
-  type: PartType;
+  /** The model step that produced an agent part. */
   step_id?: string;
-  /** streaming/done for text and reasoning; a tool state for tools; an action state for actions. */
-  state?: string;
-  text?: string;
+}
+
+export type StreamState = 'streaming' | 'done';
+
+export interface TextPart extends PartBase {
+  type: 'text';
+  text: string;
+  /** Agent text only; user text has no state. */
+  state?: StreamState;
+}
+
+export interface ReasoningPart extends PartBase {
+  type: 'reasoning';
+  text: string;
+  state: StreamState;
+}
+
+/** User context attached to a message (a selection, a file excerpt...). */
+export interface ContextPart extends PartBase {
+  type: 'context';
   tag?: string;
-  context?: string;
-  url?: string;
-  media_type?: string;
+  context: string;
+}
+
+export interface FilePart extends PartBase {
+  type: 'file';
+  url: string;
+  media_type: string;
   filename?: string;
-  data_type?: string;
-  data?: unknown;
+}
+
+export interface DataPart extends PartBase {
+  type: 'data';
+  data_type: string;
+  data: unknown;
+  /** Parts with the same data_type and data_id are one item updated in place. */
   data_id?: string;
-  tool_call_id?: string;
-  tool_name?: string;
+}
+
+interface ToolBase extends PartBase {
+  type: 'tool';
+  tool_call_id: string;
+  tool_name: string;
+}
+
+/** The model is still writing the input: it may be partial or absent. */
+export interface ToolInputStreaming extends ToolBase {
+  state: 'input-streaming';
+  input?: unknown;
+}
+
+/** The input is complete: not yet running, suspended on an approval, or running. */
+export interface ToolPending extends ToolBase {
+  state: 'input-available' | 'awaiting-approval' | 'running';
+  input: unknown;
+}
+
+export interface ToolOutputAvailable extends ToolBase {
+  state: 'output-available';
+  input: unknown;
+  output: unknown;
+}
+
+/** Failed: the output holds the error (`{error: string}` from the reference server). */
+export interface ToolOutputError extends ToolBase {
+  state: 'output-error';
   input?: unknown;
   output?: unknown;
-  interaction_id?: string;
-  status?: 'pending' | 'resolved' | 'cancelled';
-  request?: unknown;
-  response?: unknown;
-  action_id?: string;
-  action_type?: string;
+}
+
+export interface ToolOutputDenied extends ToolBase {
+  state: 'output-denied';
+  input: unknown;
+  output?: unknown;
+}
+
+/** One tool call's whole life, narrowed by `state`. */
+export type ToolPart = ToolInputStreaming | ToolPending | ToolOutputAvailable | ToolOutputError | ToolOutputDenied;
+export type ToolState = ToolPart['state'];
+
+export type InteractionStatus = 'pending' | 'resolved' | 'cancelled';
+
+export interface ApprovalRequest {
+  kind: 'approval';
+  /** The tool call this approval gates (it is `awaiting-approval` meanwhile). */
+  tool_call_id: string;
+  tool_name: string;
+  input: unknown;
+}
+
+export interface QuestionRequest {
+  kind: 'question';
+  question: string;
+  tool_call_id: string;
+}
+
+export interface ApprovalResponse {
+  approved: boolean;
+}
+
+export interface QuestionResponse {
+  answer: string;
+}
+
+interface InteractionBase extends PartBase {
+  type: 'interaction';
+  interaction_id: string;
+  status: InteractionStatus;
+}
+
+export interface ApprovalInteraction extends InteractionBase {
+  request: ApprovalRequest;
+  /** Set once resolved. */
+  response?: ApprovalResponse;
+}
+
+export interface QuestionInteraction extends InteractionBase {
+  request: QuestionRequest;
+  /** Set once resolved. */
+  response?: QuestionResponse;
+}
+
+/** A question to the user; `request.kind` narrows `request`. */
+export type InteractionPart = ApprovalInteraction | QuestionInteraction;
+export type InteractionRequest = InteractionPart['request'];
+
+export interface ActionPart extends PartBase {
+  type: 'action';
+  action_id: string;
+  action_type: string;
   title?: string;
-  scope?: 'step' | 'turn' | 'session';
-  code?: string;
-  message?: string;
+  state: 'pending' | 'completed' | 'failed';
+}
+
+export interface ErrorPart extends PartBase {
+  type: 'error';
+  scope: 'step' | 'turn' | 'session';
+  code: string;
+  message: string;
   recoverable?: boolean;
 }
+
+/**
+ * One typed piece of a message, narrowed by `type` (a tool by `state`, an
+ * interaction's request by `request.kind`).
+ */
+export type Part = TextPart | ReasoningPart | ContextPart | FilePart | DataPart | ToolPart | InteractionPart | ActionPart | ErrorPart;
 
 export interface Message {
   message_id: string;
@@ -78,18 +200,12 @@ export interface View {
   include_internal: boolean;
 }
 
-export interface UserPart {
-  type: 'text' | 'context' | 'file' | 'data';
-  text?: string;
-  tag?: string;
-  context?: string;
-  url?: string;
-  media_type?: string;
-  filename?: string;
-  data_type?: string;
-  data?: unknown;
-  data_id?: string;
-}
+/** What a user message may hold (ids and sequences are the server's). */
+export type UserPart =
+  | { type: 'text'; text: string }
+  | { type: 'context'; context: string; tag?: string }
+  | { type: 'file'; url: string; media_type: string; filename?: string }
+  | { type: 'data'; data_type: string; data: unknown; data_id?: string };
 
 export type WasmSource = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module;
 
@@ -116,6 +232,8 @@ export interface ConnectOptions {
   schedule?: 'microtask' | 'frame' | ((flush: () => void) => void);
   /** Receives diagnostic lines (module output, listener errors). */
   log?: (...args: unknown[]) => void;
+  /** A status listener attached before the session starts, so it sees every change. */
+  onStatus?: (e: StatusEvent) => void;
 }
 
 export interface StatusEvent {
@@ -167,7 +285,7 @@ export declare class Session {
   /** Hex SHA-256 of the view's canonical encoding: the same on every host. */
   digest(): string;
   send(parts: string | UserPart[], opts?: { visibility?: Visibility }): Promise<Message>;
-  answer(interactionId: string, response: { approved: boolean } | { answer: string } | unknown): Promise<Message>;
+  answer(interactionId: string, response: ApprovalResponse | QuestionResponse): Promise<Message>;
   action(type: 'stop' | 'set_model' | 'set_approval_mode' | string, value?: string): Promise<Message>;
   /** Test hook: closes the socket as a network failure would. Returns false if none was open. */
   dropConnection(): boolean;
@@ -197,7 +315,22 @@ export interface PartChange {
   appended?: string;
 }
 
+/** Loads the module, then creates a session on the server and connects to it. */
 export declare function createSession(url: string, opts?: Omit<ConnectOptions, 'url' | 'sessionId'> & { model?: string }): Promise<Session>;
+
+/** One session of GET /v1/sessions. */
+export interface SessionInfo {
+  session_id: string;
+  model: string;
+  approval_mode?: string;
+  /** Unix milliseconds. */
+  created_at: number;
+  updated_at?: number;
+  head_sequence: number;
+}
+
+/** The server's sessions, newest first (GET /v1/sessions). */
+export declare function listSessions(url: string, opts?: { token?: string; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
 
 export interface Command {
   type: 'open_subscription' | 'close_subscription' | 'fetch_page' | 'set_timer' | 'render' | 'status';

@@ -23,6 +23,8 @@ const DEFAULT_TIMEOUT_MS = 30000;
  */
 export async function connect(opts) {
   const session = new Session(opts);
+  // Attached before the session starts, so no status change is missed.
+  if (opts.onStatus) session.on('status', opts.onStatus);
   await session._open();
   if (opts.wait === false) return session;
   try {
@@ -40,9 +42,23 @@ export async function connect(opts) {
  * @param {Omit<import('./index.d.ts').ConnectOptions, 'url' | 'sessionId'> & {model?: string}} [opts]
  */
 export async function createSession(url, opts = {}) {
+  // The module first: a page that cannot load it must not leave an empty
+  // session behind on the server.
+  const wasm = await loadModule(opts.wasm ?? (await defaultWasmSource()));
   const http = new Http(url, opts.token, opts.fetch);
   const created = await http.json('POST', '/v1/sessions', opts.model ? { model: opts.model } : {});
-  return connect({ ...opts, url, sessionId: created.session_id });
+  return connect({ ...opts, url, sessionId: created.session_id, wasm });
+}
+
+/**
+ * Lists the server's sessions (GET /v1/sessions), newest first.
+ * @param {string} url the server's base URL
+ * @param {{token?: string, fetch?: typeof fetch, limit?: number}} [opts]
+ */
+export async function listSessions(url, opts = {}) {
+  const http = new Http(url, opts.token, opts.fetch);
+  const list = await http.json('GET', `/v1/sessions${pageQuery({ limit: opts.limit })}`);
+  return list.items;
 }
 
 // Http is the small REST part of the API, shared by Session and createSession.

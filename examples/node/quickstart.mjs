@@ -1,14 +1,19 @@
 // The README's JavaScript example, for Node 20 (the same calls work in a
-// browser that imports /js/index.js from the server):
+// browser app that imports @agentsync/client):
 //
 //   node --experimental-websocket examples/node/quickstart.mjs http://127.0.0.1:8080
-import { createSession } from '../../js/index.js';
+//
+// In an app, import from '@agentsync/client' (Node picks its node.js entry,
+// which finds agentsync.wasm by itself).
+import { createSession } from '../../js/node.js';
 
 const url = process.argv[2] ?? 'http://127.0.0.1:8080';
-const wasm = new URL('../../wasm/module/agentsync.wasm', import.meta.url);
 
-const session = await createSession(url, { wasm, WebSocket: globalThis.WebSocket });
-session.on('status', ({ status }) => console.log('status', status));
+const session = await createSession(url, {
+  WebSocket: globalThis.WebSocket,
+  // Attached before the session starts: prints connecting, syncing, live.
+  onStatus: ({ status, reason }) => console.log('status', status, reason),
+});
 
 const sent = await session.send('scenario:tools');
 // The view stays exact through disconnects; wait until the reply is done.

@@ -9,7 +9,7 @@
 //   node bench/apply.bench.js [--ops N]
 
 import { fileURLToPath } from 'node:url';
-import { Core } from '../core.js';
+import { Core } from '../node.js'; // the Node entry: it reads the module from a path
 import { decode, encode } from '../msgpack.js';
 
 const wasm = process.env.AGENTSYNC_WASM ?? fileURLToPath(new URL('../../wasm/module/agentsync.wasm', import.meta.url));

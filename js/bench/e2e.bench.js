@@ -16,7 +16,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { readUIMessageStream } from 'ai';
-import { connect } from '../index.js';
+import { connect } from '../node.js';
 import { encode } from '../msgpack.js';
 
 const wasm = fileURLToPath(new URL('../../wasm/module/agentsync.wasm', import.meta.url));

@@ -4,7 +4,7 @@
 // linear memory. Run by test/memory.test.js and tools/benchtable.
 //   node --experimental-websocket bench/follow.mjs URL CHARS
 import { fileURLToPath } from 'node:url';
-import { createSession } from '../index.js';
+import { createSession } from '../node.js';
 
 const [url, charsArg] = process.argv.slice(2);
 const chars = Number(charsArg ?? 100000);

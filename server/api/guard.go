@@ -72,11 +72,7 @@ func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFun
 			a.writeError(w, r, synccore.Errorf(synccore.CodeForbidden, "origin %q is not allowed", r.Header.Get("Origin")))
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Add("Vary", "Origin")
-		}
+		a.allowOrigin(w, r)
 		if !a.authorized(r, allowQueryToken) {
 			a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "missing or wrong bearer token"))
 			return
@@ -92,11 +88,8 @@ func (a *api) preflight(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, synccore.Errorf(synccore.CodeForbidden, "origin %q is not allowed", r.Header.Get("Origin")))
 		return
 	}
+	a.allowOrigin(w, r)
 	h := w.Header()
-	if origin := r.Header.Get("Origin"); origin != "" {
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Add("Vary", "Origin")
-	}
 	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
 	h.Set("Access-Control-Max-Age", "600")

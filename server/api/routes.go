@@ -22,16 +22,19 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", a.guard(false, a.answer))
 	mux.HandleFunc("POST /v1/sessions/{id}/actions", a.guard(false, a.action))
 	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.subscribe))
+	mux.HandleFunc("POST /v1/chat", a.guard(false, a.chatPost))
+	mux.HandleFunc("GET /v1/chat/{id}/stream", a.guard(false, a.chatResume))
 	mux.HandleFunc("GET /healthz", a.guard(false, a.healthz))
 	mux.HandleFunc("OPTIONS /v1/", a.preflight)
 
 	// The demo page and its scripts are public files: a browser cannot put
-	// a bearer token on a page load.
+	// a bearer token on a page load. Allowed origins get CORS headers on
+	// them (see publicFiles).
 	if cfg.JSFS != nil {
-		mux.Handle("GET /js/", http.StripPrefix("/js/", http.FileServerFS(cfg.JSFS)))
+		mux.Handle("GET /js/", a.publicFiles(http.StripPrefix("/js/", http.FileServerFS(cfg.JSFS))))
 	}
 	if cfg.WASM != nil {
-		mux.HandleFunc("GET /js/agentsync.wasm", serveWASM(cfg.WASM))
+		mux.Handle("GET /js/agentsync.wasm", a.publicFiles(serveWASM(cfg.WASM)))
 	}
 	static := http.Handler(nil)
 	if cfg.StaticFS != nil {
