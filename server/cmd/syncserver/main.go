@@ -1,10 +1,16 @@
 // Command syncserver is the agentsync reference server: sessions in
-// SQLite, the scripted model, the HTTP/WebSocket API (docs/protocol.md)
+// SQLite, the scripted model or real ones, the HTTP/WebSocket API (docs/protocol.md)
 // and the demo page at "/".
 //
 //	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db] [-speed 15ms]
 //	           [-token SECRET] [-origins http://localhost:5173,...] [-log-level info]
+//	           [-model PROVIDER:MODEL ...] [-openai-base-url URL] [-anthropic-thinking N]
+//	           [-mcp "command args" ...] [-mcp-url URL ...] [-mcp-approval ask|auto]
+//	           [-context-budget N] [-resume-interrupted]
 //
+// -model picks real models (openai:..., anthropic:...; keys from
+// OPENAI_API_KEY / ANTHROPIC_API_KEY), -mcp/-mcp-url add the tools of MCP
+// servers: see docs/models.md. Without -model the scripted model is used.
 // -speed is the scripted model's delay per streamed delta (0: full speed).
 // With -token every API request needs "Authorization: Bearer SECRET" (or
 // ?token= on the WebSocket). SIGINT/SIGTERM stop it gracefully: streaming
