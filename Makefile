@@ -6,7 +6,7 @@ SPEED ?= 15ms
 GO ?= go
 WASM := wasm/module/agentsync.wasm
 
-.PHONY: run test test-go test-js wasm wasm-check bench fuzz vet clean
+.PHONY: run test test-go test-js wasm wasm-check bench fuzz vet clean vendor-web vendor-web-check
 
 ## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB)
 run:
@@ -25,8 +25,21 @@ vet:
 test-go:
 	$(GO) test -count=1 -timeout 20m ./... ./testdata ./testdata/gen
 
-test-js: js/node_modules
+test-js: js/node_modules vendor-web-check
 	cd js && npm test
+
+## vendor-web: copy the demo page's pinned browser libraries (markdown, sanitizer, highlighter) into server/web/static/vendor
+VENDOR_SRC := server/web/vendor-src
+vendor-web: $(VENDOR_SRC)/node_modules
+	cd $(VENDOR_SRC) && node vendor.mjs
+
+# vendor-web-check: the committed vendor files are exactly what vendor-web writes
+vendor-web-check: $(VENDOR_SRC)/node_modules
+	cd $(VENDOR_SRC) && node vendor.mjs --check
+
+$(VENDOR_SRC)/node_modules: $(VENDOR_SRC)/package-lock.json
+	cd $(VENDOR_SRC) && npm ci --no-audit --no-fund
+	touch $(VENDOR_SRC)/node_modules
 
 js/node_modules: js/package.json
 	cd js && npm ci --no-audit --no-fund
@@ -43,4 +56,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules
+	rm -rf data js/node_modules $(VENDOR_SRC)/node_modules

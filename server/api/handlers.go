@@ -16,12 +16,14 @@ type sessionBody struct {
 	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
 	UpdatedAt    int64  `json:"updated_at,omitempty" msgpack:"updated_at,omitempty"`
 	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
+	Title        string `json:"title" msgpack:"title"`
 }
 
 func toSessionBody(s store.Session) sessionBody {
 	return sessionBody{
 		SessionID: s.SessionID, Model: s.Model, ApprovalMode: s.ApprovalMode,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, HeadSequence: s.HeadSequence,
+		Title: s.Title,
 	}
 }
 

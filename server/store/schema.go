@@ -55,6 +55,11 @@ var migrations = []string{
 		UNIQUE (sid, msg_sequence, part_id),
 		FOREIGN KEY (sid, msg_sequence) REFERENCES messages (sid, sequence)
 	) WITHOUT ROWID;`,
+
+	// 2: a session's title (shown by clients instead of its id), and the
+	// sidebar's order: most recently active first.
+	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_by_updated ON sessions (updated_at);`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

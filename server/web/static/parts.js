@@ -10,6 +10,7 @@
 import { el, setText, toggle, pretty, fingerprint, safeURL } from './util.js';
 import { icon } from './icons.js';
 import { StreamText } from './stream-text.js';
+import { MarkdownView } from './markdown.js';
 
 /** createPartView returns the view for one part of a message. */
 export function createPartView(part, ctx) {
@@ -54,13 +55,19 @@ class Base {
   }
 }
 
+// TextView: an agent's text is markdown (what models write); a user's is
+// shown as typed, as chat apps do.
 class TextView {
   constructor() {
-    this.body = new StreamText('text', 'part-text');
-    this.el = el('div', { class: 'part part-text', dataset: { testid: 'part', type: 'text' } }, this.body.el);
+    this.el = el('div', { class: 'part part-text', dataset: { testid: 'part', type: 'text' } });
+    this.body = null;
   }
 
-  update(part) {
+  update(part, msg) {
+    if (!this.body) {
+      this.body = msg?.role === 'agent' ? new MarkdownView('part-text') : new StreamText('text', 'part-text');
+      this.el.append(this.body.el);
+    }
     this.el.dataset.partId = part.part_id;
     const streaming = part.state === 'streaming';
     this.body.set(part.text, streaming);
