@@ -54,7 +54,9 @@ class MessageView {
     this.msg = null;
     this.parts = new Map(); // part_id -> part view
     this.who = el('span', { class: 'who' });
-    this.meta = el('span', { class: 'meta', dataset: { testid: 'message-meta' } });
+    this.time = el('span', { class: 'time' });
+    // Sequence and revision: debugging data, shown with the page's debug switch.
+    this.meta = el('span', { class: 'meta debug-only', dataset: { testid: 'message-meta' } });
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -62,7 +64,7 @@ class MessageView {
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.meta), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta), this.body, this.typing),
     );
   }
 
@@ -87,15 +89,20 @@ class MessageView {
     d.state = msg.role === 'user' ? 'done' : msg.state ?? '';
     toggle(this.el, 'streaming', msg.state === 'streaming');
     toggle(this.el, 'internal', msg.visibility === 'internal');
-    const bits = [timeOf(msg.created_at), `#${msg.sequence}`, `rev ${msg.revision}`];
-    if (msg.visibility === 'internal') bits.push('internal');
-    if (msg.state === 'streaming') bits.push('streaming');
-    setText(this.meta, bits.filter(Boolean).join(' · '));
+    // A message holding only actions (a settings change while idle) is a
+    // note in the flow, not an agent reply.
+    toggle(this.el, 'note-message', isNoteOnly(msg));
+    setText(this.time, timeOf(msg.created_at));
+    const debug = [`#${msg.sequence}`, `rev ${msg.revision}`];
+    if (msg.visibility === 'internal') debug.push('internal');
+    if (msg.state === 'streaming') debug.push('streaming');
+    setText(this.meta, debug.join(' · '));
     this.#renderParts(msg);
   }
 
   #renderParts(msg) {
     const parts = msg.parts ?? [];
+    const asked = questionCalls(parts);
     const seen = new Set();
     let prev = null;
     for (const part of parts) {
@@ -107,6 +114,8 @@ class MessageView {
         this.parts.set(part.part_id, view);
       }
       view.update(part, msg);
+      // One card per question: the question card shows the call that asks it.
+      if (part.type === 'tool') view.el.hidden = asked.has(part.tool_call_id);
       seen.add(part.part_id);
       const expected = prev ? prev.nextSibling : this.body.firstChild;
       if (expected !== view.el) this.body.insertBefore(view.el, expected);
@@ -128,6 +137,21 @@ class MessageView {
     const waiting = parts.some((p) => p.type === 'interaction' && p.status === 'pending');
     this.typing.hidden = !(msg.state === 'streaming' && !visiblyStreaming && !waiting);
   }
+}
+
+/** isNoteOnly: an agent message made of action parts only. */
+export function isNoteOnly(msg) {
+  const parts = msg.parts ?? [];
+  return msg.role === 'agent' && parts.length > 0 && parts.every((p) => p.type === 'action');
+}
+
+// questionCalls: the tool_call_ids that a question interaction stands for.
+function questionCalls(parts) {
+  const ids = new Set();
+  for (const p of parts) {
+    if (p.type === 'interaction' && p.request?.kind === 'question' && p.request.tool_call_id) ids.add(p.request.tool_call_id);
+  }
+  return ids;
 }
 
 function isDone(msg) {
