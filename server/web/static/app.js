@@ -158,7 +158,7 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
-  window.__agentsync = { session, sessionId: id, stats };
+  window.__agentsync = { session, sessionId: id, stats, toast };
   stickToBottom = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
@@ -170,7 +170,12 @@ async function open(id) {
   );
   onStatus(session.status);
   setComposerEnabled(true);
-  ui.input.focus({ preventScroll: true });
+  if (pendingRename === id) {
+    pendingRename = null;
+    renameSession(id);
+  } else {
+    ui.input.focus({ preventScroll: true });
+  }
 }
 
 function closeCurrent() {
@@ -178,7 +183,7 @@ function closeCurrent() {
   for (const off of current.offs) off();
   current.session.close();
   current = null;
-  window.__agentsync = { session: null, stats };
+  window.__agentsync = { session: null, stats, toast };
 }
 
 // ---------------------------------------------------------------- rendering the view
@@ -497,6 +502,7 @@ ui.modelForm.addEventListener('submit', async (e) => {
 // ---------------------------------------------------------------- title, rename, delete
 
 function showTitle(id) {
+  if (ui.title.querySelector('input')) return; // being renamed
   if (!id) {
     setText(ui.title, 'No session');
     ui.title.title = '';
@@ -510,8 +516,15 @@ function showTitle(id) {
 
 // renameSession edits a title in place: the header's title becomes a text
 // box; Enter or leaving it saves, Escape cancels.
+let pendingRename = null; // a rename asked for a session that is opening
+
 async function renameSession(id) {
-  if (current?.id !== id) location.hash = encodeURIComponent(id);
+  if (current?.id !== id) {
+    // Open it first: open() starts the rename once its title is shown.
+    pendingRename = id;
+    location.hash = encodeURIComponent(id);
+    return;
+  }
   const record = sessions.get(id);
   const input = el('input', { class: 'title-input', value: record?.title ?? '', 'aria-label': 'Session title', dataset: { testid: 'title-input' }, maxlength: 120 });
   ui.title.replaceChildren(input);
@@ -529,7 +542,8 @@ async function renameSession(id) {
         toast(`Could not rename: ${err?.message ?? err}`, 'bad');
       }
     }
-    if (current?.id === id || !current) showTitle(id);
+    ui.title.replaceChildren();
+    if (current?.id === id) showTitle(id);
   };
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') finish(true);
@@ -618,6 +632,6 @@ function route() {
 
 window.addEventListener('hashchange', route);
 window.addEventListener('focus', () => sessions.refresh());
-window.__agentsync = { session: null, stats };
+window.__agentsync = { session: null, stats, toast };
 sessions.refresh();
 route();
