@@ -70,7 +70,12 @@ const base = location.origin;
 
 // ---------------------------------------------------------------- toasts
 
+// At most MAX_TOASTS show at once (the oldest goes first), so a burst can
+// never grow down to the composer.
+const MAX_TOASTS = 4;
+
 function toast(text, kind = 'info') {
+  while (ui.toasts.childElementCount >= MAX_TOASTS) ui.toasts.firstElementChild.remove();
   const node = el('div', { class: `toast ${kind}`, role: 'status', text });
   ui.toasts.append(node);
   setTimeout(() => node.classList.add('leaving'), 4200);
