@@ -225,11 +225,37 @@ function renderView(view) {
   ui.jump.hidden = keepBottom || !isRunning(view);
 
   renderEmpty(view.messages.length === 0 && !view.has_more_older);
+  syncRecord(view);
   renderOlder(view);
   renderComposer(view);
   renderSubtitle(view);
   // Nothing to scroll yet but older history exists: fetch it now.
   if (view.has_more_older && sc.scrollHeight <= sc.clientHeight + 80) loadOlder();
+}
+
+// syncRecord re-reads the session's record when the view says it changed
+// elsewhere (another tab, a script): a first user message gives it a title,
+// a settings action changes its mode or model.
+let recordKey = '';
+function syncRecord(view) {
+  const id = current.id;
+  const titled = Boolean(sessions.get(id)?.title);
+  let settings = '';
+  for (let i = view.messages.length - 1; i >= 0 && i >= view.messages.length - 4; i--) {
+    const action = view.messages[i].parts?.findLast?.((p) => p.type === 'action' && p.action_type?.startsWith('set_'));
+    if (action) {
+      settings = action.action_id;
+      break;
+    }
+  }
+  const key = `${id}:${titled || view.messages.some((m) => m.role === 'user')}:${settings}`;
+  if (key === recordKey) return;
+  recordKey = key;
+  sessions.refresh().then(() => {
+    if (current?.id !== id) return;
+    showTitle(id);
+    showSettings(sessions.get(id));
+  });
 }
 
 function firstVisibleMessage() {
@@ -383,9 +409,7 @@ async function send(text) {
   stickToBottom = true;
   try {
     await current.session.send(value);
-    const id = current?.id;
-    // The first message names the session, and a session moves up the list.
-    sessions.refresh().then(() => id && current?.id === id && showTitle(id));
+    sessions.refresh(); // the session moves up the list
   } catch (err) {
     toast(`Could not send: ${err?.message ?? err}`, 'bad');
     if (!ui.input.value) ui.input.value = value; // give the words back
