@@ -257,6 +257,28 @@ test('tools fold to one line when done; a question is one card; reasoning folds 
   });
 });
 
+test('a steer: the reply shows after the message it answers, placed by the server\'s read marker', { timeout: 90000 }, async () => {
+  await withPage(async (page) => {
+    await newSession(page);
+    await say(page, 'scenario:approval');
+    await page.getByTestId('approve').waitFor();
+    await say(page, 'also cc the boss'); // sent while the turn runs: a steer
+    await page.locator('[data-role="user"]', { hasText: 'also cc the boss' }).waitFor();
+    await page.getByTestId('approve').click();
+    await page.waitForFunction(settled, null, { timeout: 30000 });
+    const shown = await page.$$eval('[data-testid="message"]', (nodes) =>
+      nodes.map((n) => ({ role: n.dataset.role, id: n.dataset.messageId, sequence: n.dataset.sequence, segment: n.dataset.segment ?? '', text: n.querySelector('.parts').textContent })));
+    const steer = shown.findIndex((m) => m.role === 'user' && m.text.includes('also cc the boss'));
+    const asked = shown.findIndex((m) => m.role === 'agent' && m.text.includes('I will send the report'));
+    const reply = shown.findIndex((m) => m.role === 'agent' && m.text.includes('You said: “also cc the boss”'));
+    assert.ok(asked >= 0 && steer > asked && reply > steer, `order: ${JSON.stringify(shown.map((m) => `${m.role}:${m.text.slice(0, 30)}`))}`);
+    assert.equal(shown[reply].id, shown[asked].id, 'one agent message, shown in two segments');
+    assert.equal(shown[reply].segment, shown[steer].sequence, 'the segment follows the steer it read');
+    assert.equal(await page.locator('[data-testid="data"]:visible').count(), 0, 'the marker itself is not shown');
+    await shots(page, 'steer');
+  });
+});
+
 test('a file part downloads under its name and shows its size', { timeout: 60000 }, async () => {
   await withPage(async (page, context) => {
     await newSession(page);

@@ -23,6 +23,7 @@ type turn struct {
 	agent       *agentMsg // nil until the first step starts
 	step        *step     // the step streaming now, nil between steps
 	lastUserSeq int64     // newest user message of this turn (steers raise it)
+	readSeq     int64     // newest user message a step of this turn has read (steer.go)
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
@@ -98,6 +99,7 @@ func (s *live) turnLoop(t *turn) error {
 		}
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
+		s.markRead(t, st, seen)
 		modelName := s.rec.Model
 		s.mu.Unlock()
 

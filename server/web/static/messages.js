@@ -7,6 +7,7 @@
 import { el, setText, toggle, timeOf } from './util.js';
 import { icon } from './icons.js';
 import { createPartView } from './parts.js';
+import { placeSteers } from './steer-placement.js';
 
 export class MessageList {
   /** @param {HTMLElement} container the element holding one child per message */
@@ -16,18 +17,22 @@ export class MessageList {
     this.views = new Map(); // message_id -> MessageView
   }
 
-  /** render brings the DOM in line with messages (oldest first). */
+  /**
+   * render brings the DOM in line with messages (oldest first). An agent
+   * message that answered a steer shows in segments, each keyed on its own
+   * (steer-placement.js).
+   */
   render(messages) {
     const seen = new Set();
     let prev = null;
-    for (const msg of messages) {
-      let view = this.views.get(msg.message_id);
+    for (const { key, msg } of placeSteers(messages)) {
+      let view = this.views.get(key);
       if (!view) {
         view = new MessageView(this.ctx);
-        this.views.set(msg.message_id, view);
+        this.views.set(key, view);
       }
       view.update(msg);
-      seen.add(msg.message_id);
+      seen.add(key);
       const expected = prev ? prev.nextSibling : this.container.firstChild;
       if (expected !== view.el) this.container.insertBefore(view.el, expected);
       prev = view.el;
@@ -84,6 +89,8 @@ class MessageView {
       setText(this.who, msg.role === 'user' ? 'You' : 'Agent');
     }
     d.messageId = msg.message_id;
+    if (msg.segment) d.segment = msg.segment; // the part after steer #segment
+    else delete d.segment;
     d.sequence = msg.sequence;
     d.revision = msg.revision;
     d.state = msg.role === 'user' ? 'done' : msg.state ?? '';
@@ -135,7 +142,7 @@ class MessageView {
     const last = parts[parts.length - 1];
     const visiblyStreaming = last && (last.state === 'streaming' || last.state === 'input-streaming');
     const waiting = parts.some((p) => p.type === 'interaction' && p.status === 'pending');
-    this.typing.hidden = !(msg.state === 'streaming' && !visiblyStreaming && !waiting);
+    this.typing.hidden = !(msg.state === 'streaming' && !msg.continued && !visiblyStreaming && !waiting);
   }
 }
 

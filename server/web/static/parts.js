@@ -13,6 +13,7 @@ import { el, setText, toggle, pretty, fingerprint, safeURL, plural } from './uti
 import { icon } from './icons.js';
 import { StreamText } from './stream-text.js';
 import { MarkdownView } from './markdown.js';
+import { READ_MARKER } from './steer-placement.js';
 
 /** createPartView returns the view for one part of a message. */
 export function createPartView(part, ctx) {
@@ -411,6 +412,8 @@ class DataView extends Base {
   }
 
   render(part) {
+    // A steer's read marker is placement data (steer-placement.js), not content.
+    this.el.hidden = part.data_type === READ_MARKER;
     setText(this.type, part.data_type || 'data');
     setText(this.id, part.data_id ?? '');
     setText(this.body, pretty(part.data) || 'null');
