@@ -59,7 +59,6 @@ const ui = {
   model: $('model'),
   settings: $('settings'),
   jump: $('jump-latest'),
-  approvalWhy: $('approval-why'),
   debug: $('debug'),
   confirm: $('confirm'),
 };
