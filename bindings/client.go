@@ -72,12 +72,29 @@ type Client struct {
 	subs    []subscriber
 	nextSub int
 	err     error // why the client stopped, if it stopped on its own
+	// updates are the views and changes published since the watchers were
+	// last called, oldest first (kept only while there are watchers).
+	updates  []Update
+	overflow bool // updates were dropped: the next call is a reset
 }
 
 type subscriber struct {
-	id int
-	fn func(synccore.View)
+	id    int
+	fn    func(synccore.View)
+	watch func(Update)
 }
+
+// Update is one change of the view, as Watch reports it: the view after
+// it, and what changed since the previous Update (Changes.Reset: the list
+// was replaced, every message is given whole).
+type Update struct {
+	View    synccore.View
+	Changes synccore.Changes
+}
+
+// maxUpdates bounds the updates queued for slow watchers; past it they are
+// replaced by one reset that carries the newest view whole.
+const maxUpdates = 4096
 
 // Dial starts a Client and waits until it is live: subscribed and holding
 // the snapshot. If ctx ends first, the client is closed and ctx's error
@@ -201,6 +218,17 @@ func (c *Client) Digest(ctx context.Context) (string, error) {
 	return d, err
 }
 
+// Watch calls fn after every change of the view, in order, with the view
+// and what changed (synccore.Changes): text that grew is given as the text
+// appended, so a renderer that appends it pays for the delta, not for the
+// message. Updates are never coalesced away: a watcher that falls more
+// than a few thousand updates behind gets one update with Changes.Reset
+// and every message whole instead of the ones it missed. fn runs on the
+// goroutine of Subscribe's listeners. The returned function stops it.
+func (c *Client) Watch(fn func(Update)) (stop func()) {
+	return c.addSubscriber(subscriber{watch: fn})
+}
+
 // Subscribe calls fn with the newest view after changes, in order, from one
 // goroutine dedicated to subscribers (never the one that runs the core, so
 // a slow fn delays only other subscribers, and fn may call any method).
@@ -209,10 +237,15 @@ func (c *Client) Digest(ctx context.Context) (string, error) {
 // possibly after Close returned. The returned function unsubscribes; a
 // call already under way may still finish after it returns.
 func (c *Client) Subscribe(fn func(synccore.View)) (unsubscribe func()) {
+	return c.addSubscriber(subscriber{fn: fn})
+}
+
+func (c *Client) addSubscriber(s subscriber) (remove func()) {
 	c.mu.Lock()
 	c.nextSub++
 	id := c.nextSub
-	c.subs = append(c.subs, subscriber{id: id, fn: fn})
+	s.id = id
+	c.subs = append(c.subs, s)
 	c.mu.Unlock()
 	return func() {
 		c.mu.Lock()
@@ -328,12 +361,19 @@ func (c *Client) post(ctx context.Context, le loopEvent) error {
 	}
 }
 
-// publish installs a new view and wakes waiters and subscribers.
-func (c *Client) publish(v synccore.View) {
+// publish installs a new view and wakes waiters and subscribers; ch is
+// what changed, for the watchers.
+func (c *Client) publish(v synccore.View, ch *synccore.Changes) {
 	c.mu.Lock()
 	c.view = v
 	close(c.changed)
 	c.changed = make(chan struct{})
+	if ch != nil && c.hasWatchers() {
+		if len(c.updates) >= maxUpdates {
+			c.updates, c.overflow = c.updates[:0], true
+		}
+		c.updates = append(c.updates, Update{View: v, Changes: *ch})
+	}
 	c.mu.Unlock()
 	select {
 	case c.notify <- struct{}{}:
@@ -341,16 +381,38 @@ func (c *Client) publish(v synccore.View) {
 	}
 }
 
-// notifySubscribers calls the subscribers with the newest view after every
-// wake-up, until the client is closed and the final view delivered.
+func (c *Client) hasWatchers() bool {
+	for _, s := range c.subs {
+		if s.watch != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// notifySubscribers calls the subscribers with the newest view, and the
+// watchers with every update, after every wake-up, until the client is
+// closed and the final view delivered.
 func (c *Client) notifySubscribers() {
 	deliver := func() {
 		c.mu.Lock()
 		v := c.view
 		subs := append([]subscriber(nil), c.subs...)
+		updates := c.updates
+		if c.overflow {
+			updates = []Update{{View: v, Changes: resetChanges(v)}}
+			c.overflow = false
+		}
+		c.updates = nil
 		c.mu.Unlock()
 		for _, s := range subs {
-			s.fn(v)
+			if s.fn != nil {
+				s.fn(v)
+				continue
+			}
+			for _, u := range updates {
+				s.watch(u)
+			}
 		}
 	}
 	for {
@@ -366,6 +428,14 @@ func (c *Client) notifySubscribers() {
 			return
 		}
 	}
+}
+
+// resetChanges is the update that stands for every update a slow watcher
+// missed: the view, every message whole.
+func resetChanges(v synccore.View) synccore.Changes {
+	return synccore.Changes{Status: v.Status, Total: v.Total, HasMoreOlder: v.HasMoreOlder,
+		NextBeforeSequence: v.NextBeforeSequence, LoadingOlder: v.LoadingOlder,
+		IncludeInternal: v.IncludeInternal, Reset: true, Messages: wholeMessages(v.Messages)}
 }
 
 // stop records why the client stopped by itself.

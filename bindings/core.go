@@ -22,6 +22,11 @@ type Core interface {
 	View() (synccore.View, error)
 	// Message returns one message of the view by id; false if absent.
 	Message(id string) (synccore.Message, bool, error)
+	// Changes returns what changed in the view since the previous call
+	// (synccore.Client.TakeChanges): the incremental render a host patches
+	// its copy of the view with, at a cost that follows the change, not
+	// the view's size. The first call is a Reset with every message.
+	Changes() (synccore.Changes, error)
 	// Digest is the hex SHA-256 of the view's messages (synccore.DigestMessages).
 	Digest() (string, error)
 	// Close releases the core; later calls return a closed error.
@@ -95,6 +100,18 @@ func (n *NativeCore) Message(id string) (m synccore.Message, ok bool, err error)
 	return m, ok, nil
 }
 
+// Changes implements Core.
+func (n *NativeCore) Changes() (ch synccore.Changes, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return ch, err
+	}
+	defer n.recoverInto("changes", &err)
+	n.guarded("changes")
+	return n.c.TakeChanges(), nil
+}
+
 // Digest implements Core.
 func (n *NativeCore) Digest() (d string, err error) {
 	n.mu.Lock()
@@ -158,14 +175,29 @@ var errClosed = synccore.Errorf(synccore.CodeClosed, "closed")
 // a server's error frame included) leaves the core usable.
 var ErrBroken = errors.New("bindings: the core is broken")
 
-// brokenError is a broken core's typed error.
-type brokenError struct{ err *synccore.Error }
+// ErrMemoryLimit is matched, beside ErrBroken, by the error of a
+// WebAssembly core whose module failed to grow its memory past the limit
+// (RuntimeConfig.MemoryLimitPages): the Client rebuilds it like any broken
+// core, from a new instance with fresh memory.
+var ErrMemoryLimit = errors.New("bindings: the module reached its memory limit")
 
-func (e *brokenError) Error() string   { return e.err.Error() }
-func (e *brokenError) Unwrap() []error { return []error{e.err, ErrBroken} }
+// brokenError is a broken core's typed error; cause, if set, is another
+// sentinel it matches (ErrMemoryLimit).
+type brokenError struct {
+	err   *synccore.Error
+	cause error
+}
+
+func (e *brokenError) Error() string { return e.err.Error() }
+func (e *brokenError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.err, ErrBroken, e.cause}
+	}
+	return []error{e.err, ErrBroken}
+}
 
 // broken wraps err, whose code is core_broken, so it also matches ErrBroken.
-func broken(err *synccore.Error) error { return &brokenError{err} }
+func broken(err *synccore.Error) error { return &brokenError{err: err} }
 
 // brokenf is a new core_broken error: a trap, a recovered panic, or a
 // result of the module the host cannot read.

@@ -3,7 +3,6 @@ package bindings
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/agentsync/agentsync/synccore"
@@ -47,11 +46,13 @@ type loopState struct {
 	includeInternal bool // as last asked, replayed on a rebuild
 
 	// What changed since the last flush.
-	full          bool     // read the whole view
-	ids           []string // messages to re-read
+	dirty         bool // the core handled an event: take its changes
 	status        string
 	statusChanged bool
 	acks          []pendingAck
+
+	// mirror is the view's messages, patched with the core's changes.
+	mirror synccore.Mirror
 
 	// Recovery of a broken core.
 	broken     bool      // the core failed; waiting to rebuild it
@@ -146,11 +147,7 @@ func (c *Client) process(le loopEvent) {
 	case synccore.EvSetIncludeInternal:
 		l.includeInternal = ev.IncludeInternal
 	}
-	if ev.Type != synccore.EvFrames {
-		// Only frames are known to touch nothing but the messages they
-		// render; anything else may change the view's other fields.
-		l.full = true
-	}
+	l.dirty = true
 	cmds, err := c.core.Handle(ev)
 	if err != nil {
 		if isBroken(err) {
@@ -181,11 +178,7 @@ func (c *Client) execute(cmds []synccore.Command) {
 		case synccore.CmdSetTimer:
 			c.setTimer(cmd)
 		case synccore.CmdRender:
-			if cmd.Reset {
-				l.full = true
-			} else {
-				l.ids = append(l.ids, cmd.MessageIDs...)
-			}
+			// What changed is taken once per flush (Core.Changes).
 		case synccore.CmdStatus:
 			l.status, l.statusChanged = cmd.Status, true
 			c.log.Debug("status", "status", cmd.Status, "reason", cmd.Reason)
@@ -197,7 +190,7 @@ func (c *Client) execute(cmds []synccore.Command) {
 
 // startCore feeds the start event to a fresh core.
 func (c *Client) startCore() {
-	c.loop.full = true
+	c.loop.dirty = true
 	cmds, err := c.core.Handle(synccore.Event{
 		Type:            synccore.EvStart,
 		SessionID:       c.cfg.SessionID,
@@ -273,11 +266,11 @@ func (c *Client) rebuildCore() {
 // whose events are now reflected in it.
 func (c *Client) flush() {
 	l := &c.loop
-	if l.full || len(l.ids) > 0 || l.statusChanged {
-		if v, ok := c.nextView(); ok {
-			c.publish(v)
+	if l.dirty || l.statusChanged {
+		if v, ch, ok := c.nextView(); ok {
+			c.publish(v, ch)
 		}
-		l.full, l.ids, l.statusChanged = false, l.ids[:0], false
+		l.dirty, l.statusChanged = false, false
 	}
 	for _, a := range l.acks {
 		a.ch <- a.err
@@ -285,68 +278,71 @@ func (c *Client) flush() {
 	l.acks = l.acks[:0]
 }
 
-// nextView builds the view to publish from the pending changes.
-func (c *Client) nextView() (synccore.View, bool) {
+// nextView takes the core's changes once and patches the view with them:
+// the cost follows what changed, not the view's size. The changes are
+// returned for the watchers (nil when the messages did not change).
+func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
 	l := &c.loop
 	v := c.View()
-	if l.broken || (l.recovering && l.status != synccore.StatusLive) {
-		// A rebuilt core starts empty: keep the old messages (stale but
-		// whole) until the new one holds the snapshot.
+	if l.broken {
+		// The core is being rebuilt: keep the old messages (stale but whole).
 		if !l.statusChanged {
-			return v, false
+			return v, nil, false
 		}
 		v.Status = l.status
-		return v, true
+		return v, nil, true
 	}
-	l.recovering = false
-	if !l.full {
-		if pv, ok := c.patchView(v); ok {
-			return pv, true
-		}
-	}
-	nv, err := c.core.View()
+	ch, err := c.core.Changes()
 	if err != nil {
 		if isBroken(err) {
 			c.breakCore(err)
 		}
-		c.log.Error("read view", "err", err)
-		return v, false
+		c.log.Error("read changes", "err", err)
+		return v, nil, false
 	}
-	return nv, true
+	if l.recovering {
+		if ch.Status != synccore.StatusLive {
+			// A rebuilt core starts empty: keep the old messages until the
+			// new one holds the snapshot (which it reports as a reset).
+			v.Status = ch.Status
+			return v, nil, true
+		}
+		l.recovering = false
+	}
+	msgs, err := l.mirror.Apply(ch)
+	if err != nil {
+		// The copy and the core disagree (a bug): start the copy over.
+		c.log.Error("apply changes; reading the whole view", "err", err)
+		full, verr := c.core.View()
+		if verr != nil {
+			if isBroken(verr) {
+				c.breakCore(verr)
+			}
+			return v, nil, false
+		}
+		ch = resetChanges(full)
+		msgs, _ = l.mirror.Apply(ch)
+	}
+	return synccore.View{
+		SessionID:          c.cfg.SessionID,
+		Status:             ch.Status,
+		Messages:           msgs,
+		Total:              ch.Total,
+		HasMoreOlder:       ch.HasMoreOlder,
+		NextBeforeSequence: ch.NextBeforeSequence,
+		LoadingOlder:       ch.LoadingOlder,
+		IncludeInternal:    ch.IncludeInternal,
+		// Digest stays empty: it costs the whole view; Client.Digest asks the core.
+	}, &ch, true
 }
 
-// patchView re-reads only the messages a frame changed. It gives up (and
-// the whole view is read) when a message was added or removed.
-func (c *Client) patchView(v synccore.View) (synccore.View, bool) {
-	l := &c.loop
-	msgs := v.Messages
-	cloned := false
-	for _, id := range l.ids {
-		i := slices.IndexFunc(msgs, func(m synccore.Message) bool { return m.MessageID == id })
-		if i < 0 {
-			return v, false
-		}
-		m, ok, err := c.core.Message(id)
-		if err != nil || !ok {
-			if isBroken(err) {
-				c.breakCore(err)
-			}
-			return v, false
-		}
-		if !cloned {
-			// Readers may hold the old slice: copy on write.
-			msgs, cloned = slices.Clone(msgs), true
-		}
-		msgs[i] = m
+// wholeMessages is msgs as changes that carry each message whole.
+func wholeMessages(msgs []synccore.Message) []synccore.MessageChange {
+	out := make([]synccore.MessageChange, len(msgs))
+	for i := range msgs {
+		out[i] = synccore.MessageChange{MessageID: msgs[i].MessageID, Message: &msgs[i]}
 	}
-	v.Messages = msgs
-	if cloned {
-		v.Digest = "" // stale; Client.Digest asks the core
-	}
-	if l.statusChanged {
-		v.Status = l.status
-	}
-	return v, true
+	return out
 }
 
 // shutdown ends the loop: the core hears close, resources are released,
@@ -365,7 +361,7 @@ func (c *Client) shutdown() {
 	}
 	v := c.View()
 	v.Status = synccore.StatusClosed
-	c.publish(v)
+	c.publish(v, nil)
 	for _, a := range l.acks {
 		a.ch <- errClosed
 	}

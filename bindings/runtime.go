@@ -1,6 +1,7 @@
 package bindings
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/wasm/module"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -42,7 +45,16 @@ type Runtime struct {
 	// for the first core: a process's first start pays one instance, not two.
 	mu    sync.Mutex
 	spare *instance
+
+	// peakMemory is the largest linear memory any instance reached, bytes.
+	peakMemory atomic.Uint64
+	// limit is an instance's linear memory limit, bytes.
+	limit uint64
 }
+
+// MaxMemoryBytes is the largest linear memory any instance of r reached:
+// the module's memory never shrinks, so this is what a host pays for it.
+func (r *Runtime) MaxMemoryBytes() uint64 { return r.peakMemory.Load() }
 
 // NewRuntime compiles the module (or loads it from the compilation cache)
 // and checks its ABI version by starting one instance.
@@ -68,7 +80,10 @@ func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("bindings: compile agentsync.wasm: %w", err)
 	}
-	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr}
+	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr, limit: uint64(cfg.MemoryLimitPages) << 16}
+	if r.limit == 0 {
+		r.limit = 1 << 32 // wasm32's 4 GiB, wazero's default
+	}
 	if r.stderr == nil {
 		r.stderr = io.Discard
 	}
@@ -111,10 +126,24 @@ func cacheDir(dir string) string {
 // instance is one started module with its exports looked up once. It is not
 // safe for concurrent use: its owner (a WasmCore) holds a lock.
 type instance struct {
-	mod                                                      api.Module
-	mem                                                      api.Memory
-	alloc, clientNew, clientFree, handle, view, message, dig api.Function
-	stack                                                    []uint64
+	mod                                                               api.Module
+	mem                                                               api.Memory
+	alloc, clientNew, clientFree, handle, view, message, changes, dig api.Function
+	stack                                                             []uint64
+	peak                                                              *atomic.Uint64
+	limit                                                             uint64
+	oom                                                               *oomWatch
+}
+
+// oomWatch sees the Go runtime's "fatal error: out of memory" on the
+// module's stderr, written just before the trap it causes.
+type oomWatch struct{ seen atomic.Bool }
+
+func (w *oomWatch) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("out of memory")) {
+		w.seen.Store(true)
+	}
+	return len(p), nil
 }
 
 // instantiate returns a new instance: the spare if it is there, else a
@@ -133,15 +162,19 @@ func (r *Runtime) instantiate(ctx context.Context) (*instance, error) {
 // start starts a new anonymous instance (_initialize runs the Go runtime's
 // initialisation) and checks agentsync_abi_version.
 func (r *Runtime) start(ctx context.Context) (*instance, error) {
+	oom := &oomWatch{}
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: any number of instances side by side
 		WithStartFunctions("_initialize").
-		WithStderr(r.stderr)
+		WithStderr(io.MultiWriter(r.stderr, oom))
+	if a := newMemoryAllocator(); a != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, a)
+	}
 	mod, err := r.rt.InstantiateModule(ctx, r.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("bindings: start wasm instance: %w", err)
 	}
-	inst := &instance{mod: mod, mem: mod.Memory(), stack: make([]uint64, 3)}
+	inst := &instance{mod: mod, mem: mod.Memory(), stack: make([]uint64, 3), peak: &r.peakMemory, limit: r.limit, oom: oom}
 	fns := []struct {
 		name string
 		fn   *api.Function
@@ -152,6 +185,7 @@ func (r *Runtime) start(ctx context.Context) (*instance, error) {
 		{"agentsync_handle", &inst.handle},
 		{"agentsync_view", &inst.view},
 		{"agentsync_message", &inst.message},
+		{"agentsync_changes", &inst.changes},
 		{"agentsync_digest", &inst.dig},
 	}
 	for _, f := range fns {
@@ -185,8 +219,17 @@ func (in *instance) close(ctx context.Context) error { return in.mod.Close(ctx) 
 func (in *instance) call(ctx context.Context, fn api.Function, args ...uint64) (uint64, error) {
 	stack := in.stack[:max(len(args), 1)]
 	copy(stack, args)
-	if err := fn.CallWithStack(ctx, stack); err != nil {
-		return 0, brokenf("wasm trap in %s: %v", fn.Definition().Name(), err)
+	err := fn.CallWithStack(ctx, stack)
+	if size := uint64(in.mem.Size()); size > in.peak.Load() {
+		in.peak.Store(size)
+	}
+	if err != nil {
+		name := fn.Definition().ExportNames()
+		if in.oom.seen.Load() {
+			return 0, &brokenError{err: synccore.Errorf(synccore.CodeCoreBroken, "wasm %v ran out of memory (%d bytes, limit %d): %v",
+				name, in.mem.Size(), in.limit, err), cause: ErrMemoryLimit}
+		}
+		return 0, brokenf("wasm trap in %v: %v", name, err)
 	}
 	return stack[0], nil
 }

@@ -117,7 +117,7 @@ func (w *WasmCore) fail(err error) error {
 }
 
 // moduleError is the error of an Output the module answered. Its code
-// alone decides (ABI v1): core_broken breaks the core, anything else is an
+// alone decides (ABI v1 and v2): core_broken breaks the core, anything else is an
 // error the core merely reports (internal from a server's error frame,
 // bad_request for an unknown handle) and leaves it usable.
 func (w *WasmCore) moduleError(err *synccore.Error) error {
@@ -158,11 +158,14 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 }
 
 // answerError is the Output error the module answers instead of a view,
-// message or digest for a broken or unknown client (an Output map with an
-// "error" key; a view or message has none, so it decodes to no error).
+// message, changes or digest for a broken or unknown client: an Output map
+// of two keys, "commands" first, then "error". A view, message or changes
+// map starts with another key, and a digest is hex, so nothing else is
+// decoded twice.
 func answerError(b []byte) *synccore.Error {
-	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
-		return nil // not a map: a digest's hex
+	const errorOutputPrefix = "\x82\xa8commands"
+	if len(b) < len(errorOutputPrefix) || string(b[:len(errorOutputPrefix)]) != errorOutputPrefix {
+		return nil
 	}
 	out, err := synccore.DecodeOutput(b)
 	if err != nil {
@@ -214,6 +217,27 @@ func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
 		return synccore.Message{}, false, w.fail(brokenf("decode wasm message: %v", err))
 	}
 	return m, true, nil
+}
+
+// Changes implements Core.
+func (w *WasmCore) Changes() (synccore.Changes, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return synccore.Changes{}, err
+	}
+	b, err := w.call(w.inst.changes)
+	if err != nil {
+		return synccore.Changes{}, w.fail(err)
+	}
+	if e := answerError(b); e != nil {
+		return synccore.Changes{}, w.moduleError(e)
+	}
+	ch, err := synccore.DecodeChanges(b)
+	if err != nil {
+		return synccore.Changes{}, w.fail(brokenf("decode wasm changes: %v", err))
+	}
+	return ch, nil
 }
 
 // Digest implements Core.

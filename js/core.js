@@ -1,4 +1,4 @@
-// Core wraps one instance of the agentsync WebAssembly module (ABI version 1)
+// Core wraps one instance of the agentsync WebAssembly module (ABI version 2)
 // holding one synccore.Client. See docs for the ABI: a host writes its input
 // into a module-owned buffer from agentsync_alloc, calls an export, and reads
 // a result packed as (ptr << 32) | len, valid until the next export call.
@@ -6,7 +6,7 @@
 import { decode, encode } from './msgpack.js';
 import { Wasi } from './wasi.js';
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 /**
  * The error code of a broken core: the module recovered a panic (its
@@ -291,7 +291,7 @@ export class Core {
 
   output(out) {
     const res = { commands: out?.commands ?? [] };
-    // The code alone decides (ABI v1): a recovered panic answers
+    // The code alone decides (ABI v1 and v2): a recovered panic answers
     // core_broken and leaves the client broken. Any other code, internal
     // from a server's error frame included, is reported and the client is
     // fine (its commands resync).
@@ -326,6 +326,14 @@ export class Core {
       return r.length === 0 ? null : decode(r);
     });
     return this.checked(msg);
+  }
+
+  /**
+   * What changed in the view since the previous call (ABI v2, protocol
+   * §7.4): whole messages and parts, and text appended to held parts.
+   */
+  changes() {
+    return this.checked(this.call(() => decode(this.result(this.x.agentsync_changes(this.h)))));
   }
 
   /** The view digest (hex SHA-256 of the canonical encoding of its messages). */

@@ -148,6 +148,8 @@ export declare class Session {
   on(type: 'status', fn: (e: StatusEvent) => void): () => void;
   on(type: 'error', fn: (e: AgentsyncError) => void): () => void;
   on(type: 'rebuild', fn: (e: { reason: unknown }) => void): () => void;
+  /** What changed, in order, before the listeners run (protocol §7.4). */
+  on(type: 'change', fn: (e: ViewChange) => void): () => void;
   /** Reads one page straight from the server. */
   messages(params?: { limit?: number; before_sequence?: number; include_internal?: boolean }): Promise<MessagePage>;
   /** Loads the next older page into the view. */
@@ -164,6 +166,28 @@ export declare class Session {
 }
 
 export declare function connect(opts: ConnectOptions): Promise<Session>;
+/** One render's worth of changes: see Session.on('change'). */
+export interface ViewChange {
+  /** Every message is new: render the list again. */
+  reset: boolean;
+  messages: MessageChange[];
+}
+
+export interface MessageChange {
+  message_id: string;
+  /** The message as it is now (a new object). */
+  message: Message;
+  /** The parts that changed; every other part keeps its object. */
+  parts: PartChange[];
+}
+
+export interface PartChange {
+  index: number;
+  part: Part;
+  /** Set when the part only grew: the text appended (part.text ends with it). */
+  appended?: string;
+}
+
 export declare function createSession(url: string, opts?: Omit<ConnectOptions, 'url' | 'sessionId'> & { model?: string }): Promise<Session>;
 
 export interface Command {

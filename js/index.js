@@ -5,7 +5,7 @@
 // copy of the view that is refreshed message by message, never decoded whole
 // per delta.
 
-import { AgentsyncError, Core, defaultWasmSource, loadModule } from './core.js';
+import { AgentsyncError, CORE_BROKEN, Core, defaultWasmSource, loadModule } from './core.js';
 import { decode } from './msgpack.js';
 
 export { AgentsyncError, CORE_BROKEN, Core, loadModule } from './core.js';
@@ -163,8 +163,9 @@ export class Session {
     this.handlers = new Map();
     this._view = { ...EMPTY_VIEW, session_id: this.sessionId };
     this.index = new Map(); // message_id -> position in _view.messages
-    this.dirtyIds = new Set();
-    this.dirtyAll = true;
+    this.dirty = true; // the core handled events since the view was patched
+    this.recovering = false; // a rebuilt core is not live yet: keep the old messages
+    this.pendingChanges = []; // change events not yet emitted, oldest first
     this.flushScheduled = false;
   }
 
@@ -227,8 +228,9 @@ export class Session {
   }
 
   /**
-   * Listens to 'status' ({status, reason}), 'error' (AgentsyncError) or
-   * 'rebuild' ({reason}) events.
+   * Listens to 'status' ({status, reason}), 'error' (AgentsyncError),
+   * 'rebuild' ({reason}) or 'change' ({reset, messages: [{message_id,
+   * message, parts: [{index, part, appended?}]}]}) events.
    * @returns {() => void} off
    */
   on(type, fn) {
@@ -327,7 +329,7 @@ export class Session {
   _start() {
     const ev = { type: 'start', session_id: this.sessionId, include_internal: this.includeInternal };
     if (this.pageLimit) ev.page_limit = this.pageLimit;
-    this.dirtyAll = true;
+    this.dirty = true;
     this._dispatch(ev);
   }
 
@@ -375,10 +377,9 @@ export class Session {
       }
       this._emit('error', err);
     }
-    const frames = ev instanceof Uint8Array;
-    if (!frames) this.metaDirty = true;
+    this.dirty = true;
     this._run(out.commands);
-    if (!frames && (ev.type === 'page' || ev.type === 'page_failed')) this._settlePage(ev, out.error);
+    if (!(ev instanceof Uint8Array) && (ev.type === 'page' || ev.type === 'page_failed')) this._settlePage(ev, out.error);
     return out;
   }
 
@@ -398,8 +399,7 @@ export class Session {
           this._setTimer(cmd.timer_id, cmd.delay_ms ?? 0);
           break;
         case 'render':
-          if (cmd.reset) this.dirtyAll = true;
-          for (const id of cmd.message_ids ?? []) this.dirtyIds.add(id);
+          // What changed is taken from the core once per flush (core.changes()).
           this._schedule();
           break;
         case 'status':
@@ -558,6 +558,7 @@ export class Session {
     this.rebuilds++;
     this._log('rebuilding core after', reason);
     this._emit('rebuild', { reason });
+    this.recovering = true;
     this._teardown();
     this.core = null;
     this.rebuilding = (async () => {
@@ -585,8 +586,12 @@ export class Session {
     this.scheduler(() => {
       this.flushScheduled = false;
       this._flush();
-      // Compare with what listeners last got, not with _flush()'s answer:
-      // a read of session.view in between may already have flushed.
+      // Every change the flushes took, in order; then the listeners, with
+      // the view (compared with what they last got: a read of session.view
+      // in between may already have flushed).
+      const changes = this.pendingChanges;
+      this.pendingChanges = [];
+      for (const c of changes) this._emit('change', c);
       const v = this._view;
       if (v !== this.notifiedView && this.listeners.size > 0) {
         this.notifiedView = v;
@@ -595,54 +600,78 @@ export class Session {
     });
   }
 
-  // Brings _view up to date. Changed messages are read one by one with
-  // core.message(id); the whole view is decoded only after a reset, a new
-  // message, or an event other than frames (pages are rare, deltas are not).
-  // Returns whether anything changed.
+  // Brings _view up to date with what the core says changed since the last
+  // flush (core.changes(), ABI v2): text that grew is appended to the held
+  // part, so a delta costs its own size whatever the message's length. A
+  // changed message (and part) is a new object; every other keeps its
+  // identity. Returns whether anything changed.
   _flush() {
     const core = this.core;
     const statusChanged = this._view.status !== this.status;
-    const dirty = this.dirtyAll || this.metaDirty || this.dirtyIds.size > 0;
-    if (!dirty && !statusChanged) return false;
+    if (!this.dirty && !statusChanged) return false;
     if (!core || core.broken) {
       if (statusChanged) this._view = { ...this._view, status: this.status };
       return statusChanged;
     }
+    let ch;
     try {
-      let full = this.dirtyAll || this.metaDirty;
-      if (!full) {
-        const messages = this._view.messages.slice();
-        for (const id of this.dirtyIds) {
-          const m = core.message(id);
-          const at = this.index.get(id);
-          if (at === undefined) {
-            full = m !== null; // a new message: total and order change too
-            if (full) break;
-          } else if (m === null) {
-            full = true; // removed: positions shift
-            break;
-          } else {
-            messages[at] = m;
-          }
-        }
-        if (!full) this._view = { ...this._view, status: this.status, messages };
-      }
-      if (full) {
-        const v = core.view();
-        delete v.digest; // computed on demand by digest(): it costs a hash of the whole view
-        v.status = this.status;
-        this._view = v;
-        this.index = new Map(v.messages.map((m, i) => [m.message_id, i]));
-      }
+      ch = core.changes();
     } catch (err) {
       if (core.broken) this._rebuild(err);
       else this._emit('error', err);
       return false;
     } finally {
-      this.dirtyIds.clear();
-      this.dirtyAll = false;
-      this.metaDirty = false;
+      this.dirty = false;
     }
+    if (this.recovering) {
+      // A rebuilt core starts empty: the old messages stay until it is
+      // live, when its snapshot arrives as a reset.
+      if (ch.status !== 'live') {
+        if (statusChanged) this._view = { ...this._view, status: this.status };
+        return statusChanged;
+      }
+      this.recovering = false;
+    }
+    const old = this._view;
+    let messages = old.messages;
+    const change = { reset: !!ch.reset, messages: [] };
+    if (ch.reset) {
+      messages = ch.messages.map((mc) => mc.message);
+      this.index = new Map(messages.map((m, i) => [m.message_id, i]));
+      for (const m of messages) change.messages.push(wholeChange(m));
+    } else if (ch.messages.length > 0) {
+      messages = messages.slice();
+      for (const mc of ch.messages) {
+        const at = this.index.get(mc.message_id);
+        if (mc.message) {
+          if (at === undefined) insertBySequence(messages, mc.message);
+          else messages[at] = mc.message;
+          if (at === undefined) this.index = new Map(messages.map((m, i) => [m.message_id, i]));
+          change.messages.push(wholeChange(mc.message));
+        } else if (at !== undefined) {
+          const { message, parts } = patchMessage(messages[at], mc);
+          messages[at] = message;
+          change.messages.push({ message_id: mc.message_id, message, parts });
+        } else {
+          // A patch of a message this copy lacks: a host bug. Start over.
+          this.dirty = true;
+          core.broken = true;
+          this._rebuild(new AgentsyncError(CORE_BROKEN, `changes: patch of unknown message ${mc.message_id}`));
+          return false;
+        }
+      }
+    }
+    this._view = {
+      session_id: this.sessionId,
+      status: this.status,
+      messages,
+      total: ch.total ?? 0,
+      has_more_older: !!ch.has_more_older,
+      ...(ch.next_before_sequence ? { next_before_sequence: ch.next_before_sequence } : {}),
+      loading_older: !!ch.loading_older,
+      include_internal: !!ch.include_internal,
+    };
+    if (change.reset || change.messages.length > 0) this.pendingChanges.push(change);
     return true;
   }
 
@@ -651,6 +680,38 @@ export class Session {
     if (set) for (const fn of [...set]) safeCall(fn, arg, this);
     else if (type === 'error') this._log('agentsync error', arg);
   }
+}
+
+// The change record of a message taken whole: every part, none appended.
+function wholeChange(message) {
+  return { message_id: message.message_id, message, parts: message.parts.map((part, index) => ({ index, part })) };
+}
+
+// A held message patched with a MessageChange: a new message object and a
+// new parts array; a part replaced or grown is a new object, the others are
+// shared with the previous view. Text grows by concatenation, which V8 makes
+// without copying the text held.
+function patchMessage(held, mc) {
+  const parts = held.parts.slice();
+  const changed = [];
+  for (const pc of mc.parts ?? []) {
+    parts[pc.index] = pc.part;
+    changed.push({ index: pc.index, part: pc.part });
+  }
+  for (const a of mc.appends ?? []) {
+    const p = parts[a.index];
+    const part = { ...p, text: (p.text ?? '') + a.text };
+    parts[a.index] = part;
+    changed.push({ index: a.index, part, appended: a.text });
+  }
+  return { message: { ...held, parts }, parts: changed };
+}
+
+// Inserts m into messages (ordered by sequence).
+function insertBySequence(messages, m) {
+  let i = messages.length;
+  while (i > 0 && messages[i - 1].sequence > m.sequence) i--;
+  messages.splice(i, 0, m);
 }
 
 function safeCall(fn, arg, session) {

@@ -62,6 +62,13 @@ type Client struct {
 	renderOne   []byte
 	renderOneID string
 
+	// Incremental render (changes.go): entries changed since the host's
+	// last TakeChanges, and whether the whole list must be re-sent.
+	dirty        []*entry
+	changesReset bool
+	// Scratch of AppendChangesBytes.
+	chgMsgs, chgParts, chgAppends []byte
+
 	// Scratch of the event being handled.
 	eventWinGen uint64 // winGen when the event began
 	cmds        []Command
@@ -75,7 +82,7 @@ type Client struct {
 
 // NewClient returns an idle client. Feed it an EvStart event to begin.
 func NewClient(opts Options) *Client {
-	return &Client{status: StatusIdle, byID: map[string]*entry{}, jitter: DefaultJitter}
+	return &Client{status: StatusIdle, byID: map[string]*entry{}, jitter: DefaultJitter, changesReset: true}
 }
 
 // Handle applies one event and returns the commands for the host, in order.
@@ -242,6 +249,7 @@ func (c *Client) newTimer() uint64   { c.nextTimer++; return c.nextTimer }
 
 // touch marks an entry as changed by the current event.
 func (c *Client) touch(e *entry) {
+	c.markDirty(e)
 	if e.mark != c.gen {
 		e.mark = c.gen
 		c.changed = append(c.changed, e)
@@ -254,6 +262,7 @@ func (c *Client) touch(e *entry) {
 func (c *Client) finishCommands() []Command {
 	switch {
 	case c.reset:
+		c.changesReset = true
 		c.emit(Command{Type: CmdRender, Reset: true})
 	case len(c.changed) > 0:
 		if len(c.changed) > 1 {

@@ -50,6 +50,9 @@ var shapes = []shape{
 	{"output", func() any { return new(Output) },
 		func(b []byte) (any, error) { v, err := DecodeOutput(b); return &v, err },
 		nil}, // appendOutput writes nil commands as []: see TestOutputMatchesLibrary
+	{"changes", func() any { return new(Changes) },
+		func(b []byte) (any, error) { v, err := DecodeChanges(b); return &v, err },
+		func(v any) ([]byte, error) { return EncodeChanges(*v.(*Changes)), nil }},
 	{"view", func() any { return new(View) },
 		func(b []byte) (any, error) { v, err := DecodeView(b); return &v, err },
 		func(v any) ([]byte, error) { return appendView(nil, v.(*View)) }},
@@ -273,6 +276,26 @@ func (g gen) of(s string) any {
 			o.Error = &Error{Code: g.str(), Message: g.str()}
 		}
 		return o
+	case "changes":
+		ch := &Changes{Status: g.str(), Total: g.i64(), HasMoreOlder: g.n(2) == 0, NextBeforeSequence: g.i64(),
+			LoadingOlder: g.n(2) == 0, IncludeInternal: g.n(2) == 0, Reset: g.n(2) == 0, Messages: []MessageChange{}}
+		for range g.n(4) {
+			mc := MessageChange{MessageID: g.str()}
+			switch g.n(3) {
+			case 0:
+				m := g.message()
+				mc.Message = &m
+			case 1:
+				for range g.n(3) {
+					mc.Parts = append(mc.Parts, PartChange{Index: int(g.u64() % 1000), Part: g.part()})
+				}
+				for range g.n(3) {
+					mc.Appends = append(mc.Appends, TextAppend{Index: int(g.u64() % 1000), Text: g.str()})
+				}
+			}
+			ch.Messages = append(ch.Messages, mc)
+		}
+		return ch
 	}
 	return &View{SessionID: g.str(), Status: g.str(), Messages: g.messages(), Total: g.i64(), HasMoreOlder: g.n(2) == 0,
 		NextBeforeSequence: g.i64(), LoadingOlder: g.n(2) == 0, IncludeInternal: g.n(2) == 0, Digest: g.str()}

@@ -14,6 +14,13 @@ type entry struct {
 	committed int      // how many leading parts belong to the committed revision
 	mark      uint64   // the event generation that last marked it changed
 	placed    uint64   // the event generation that last placed it in a merged window
+
+	// What the host holds of it (changes.go): nothing yet or a stale whole
+	// (hostFull), else per part the text length it holds, -1 for a part
+	// replaced since. Parts beyond len(hostLen) are new to the host.
+	hostFull bool
+	hostLen  []int
+	dirty    bool // listed in Client.dirty
 }
 
 // text returns part i's text. Deltas since the last read are folded into
@@ -50,6 +57,9 @@ func (e *entry) appendText(i int, t []byte) {
 // setPart replaces part i (a part frame carries the whole part).
 func (e *entry) setPart(i int, p *Part) {
 	e.parts[i] = *p
+	if i < len(e.hostLen) {
+		e.hostLen[i] = -1
+	}
 	if i < len(e.tails) {
 		e.tails[i] = e.tails[i][:0]
 	}
@@ -64,6 +74,7 @@ func (e *entry) setCommitted(m *Message) {
 	e.parts = m.Parts
 	e.tails = nil
 	e.committed = len(m.Parts)
+	e.hostFull = true
 }
 
 func newEntry(m *Message) *entry {

@@ -82,6 +82,7 @@ func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
 	// the text, reset the backoff, answer "render this message".
 	c.lastSeq = uint64(seq)
 	e.appendText(i, text)
+	c.markDirty(e)
 	c.attempt = 0
 	return append(dst, c.renderOne...), true
 }

@@ -1,6 +1,7 @@
 package synccore
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -220,6 +221,43 @@ type simHost struct {
 	steps  int
 	stats  map[string]int
 	ghost  *simSub // the last subscription dropped: late frames from it may still arrive
+	mirror Mirror  // the host's copy of the view, patched with TakeChanges
+}
+
+// syncMirror takes the client's changes (as the Go value or through the
+// bytes of the WebAssembly ABI) into the mirror, which must then equal the
+// view: the incremental render loses and doubles nothing.
+func (h *simHost) syncMirror() {
+	var ch Changes
+	if h.rng.Intn(2) == 0 {
+		ch = h.c.TakeChanges()
+	} else {
+		var err error
+		b := h.c.AppendChangesBytes(nil)
+		if ch, err = DecodeChanges(b); err != nil {
+			h.t.Fatalf("step %d: decode changes: %v", h.steps, err)
+		}
+		if !bytes.Equal(EncodeChanges(ch), b) {
+			h.t.Fatalf("step %d: AppendChangesBytes differs from EncodeChanges", h.steps)
+		}
+	}
+	for _, mc := range ch.Messages {
+		h.stats["changes: whole"] += btoi(mc.Message != nil)
+		h.stats["changes: parts"] += len(mc.Parts)
+		h.stats["changes: appends"] += len(mc.Appends)
+	}
+	got, err := h.mirror.Apply(ch)
+	if err != nil {
+		h.t.Fatalf("step %d: apply changes: %v", h.steps, err)
+	}
+	v := h.c.View()
+	if DigestMessages(got) != v.Digest || len(got) != len(v.Messages) {
+		h.t.Fatalf("step %d: mirror holds %d messages, view %d: digests differ", h.steps, len(got), len(v.Messages))
+	}
+	if ch.Status != v.Status || ch.Total != v.Total || ch.HasMoreOlder != v.HasMoreOlder ||
+		ch.NextBeforeSequence != v.NextBeforeSequence || ch.LoadingOlder != v.LoadingOlder {
+		h.t.Fatalf("step %d: changes say %+v, view %+v", h.steps, ch, v)
+	}
 }
 
 func (h *simHost) handle(ev Event) {
@@ -258,6 +296,9 @@ func (h *simHost) handle(ev Event) {
 		}
 	}
 	h.check()
+	if h.rng.Intn(3) == 0 { // hosts take changes once per several events
+		h.syncMirror()
+	}
 }
 
 func (h *simHost) dropSub() {
@@ -391,6 +432,13 @@ func (h *simHost) settle() {
 	h.t.Fatal("settle did not finish")
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func TestPropertyRandomHistories(t *testing.T) {
 	histories := 300
 	if testing.Short() {
@@ -425,6 +473,12 @@ func TestPropertyRandomHistories(t *testing.T) {
 			t.Fatalf("seed %d: ended %s", seed, h.c.status)
 		}
 		msgs += len(h.srv.msgs)
+		h.syncMirror()
+		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends"} {
+			if seed == histories-1 && stats[k] == 0 {
+				t.Fatalf("no history exercised %s", k)
+			}
+		}
 		if got, want := h.c.Digest(), DigestMessages(h.srv.msgs); got != want {
 			t.Fatalf("seed %d: client holds %d messages, server %d: digests differ", seed, len(h.c.win), len(h.srv.msgs))
 		}

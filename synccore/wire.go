@@ -35,7 +35,11 @@ func appendArrayHeader(b []byte, n int) []byte {
 
 // appendString appends s as a msgpack str.
 func appendString(b []byte, s string) []byte {
-	n := len(s)
+	return append(appendStrHeader(b, len(s)), s...)
+}
+
+// appendStrHeader appends the header of a msgpack str of n bytes.
+func appendStrHeader(b []byte, n int) []byte {
 	switch {
 	case n < 32:
 		b = append(b, 0xa0|byte(n))
@@ -46,7 +50,7 @@ func appendString(b []byte, s string) []byte {
 	default:
 		b = append(b, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
-	return append(b, s...)
+	return b
 }
 
 // appendBin appends p as a msgpack bin.

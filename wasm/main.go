@@ -1,5 +1,5 @@
 // Command wasm is the synccore client core compiled to one WebAssembly
-// reactor module (ABI version 1). Build it with
+// reactor module (ABI version 2). Build it with
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags='-s -w' -o wasm/module/agentsync.wasm ./wasm
 //
@@ -31,7 +31,8 @@ import (
 )
 
 // abiVersion is the ABI this module implements; hosts refuse another.
-const abiVersion = 1
+// Version 2 added agentsync_changes (incremental render).
+const abiVersion = 2
 
 // slot is one entry of the handle table. broken is set by a recovered
 // panic; a broken client is never called again.
@@ -59,6 +60,9 @@ var (
 	// dear in WebAssembly). It is only rewritten by the next handle call,
 	// after the host copied the previous result out.
 	handleOut []byte
+	// changesOut is agentsync_changes' reused result buffer, for the same
+	// reason; one that a whole long message made large is let go (gc.go).
+	changesOut []byte
 )
 
 func main() {}
@@ -125,9 +129,20 @@ func message(h, ptr, n int32) int64 {
 	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) []byte { return s.client.MessageBytes(string(in)) })
 }
 
+//go:wasmexport agentsync_changes
+func changes(h int32) int64 {
+	return guarded("agentsync_changes", h, 0, 0, func(s *slot, _ []byte) []byte {
+		changesOut = s.client.AppendChangesBytes(changesOut[:0])
+		return changesOut
+	})
+}
+
 //go:wasmexport agentsync_digest
 func digest(h int32) int64 {
-	return guarded("agentsync_digest", h, 0, 0, func(s *slot, _ []byte) []byte { return []byte(s.client.Digest()) })
+	return guarded("agentsync_digest", h, 0, 0, func(s *slot, _ []byte) []byte {
+		estimate = checkEvery // a digest reads the whole view: check after it
+		return []byte(s.client.Digest())
+	})
 }
 
 // guarded runs fn on the live client h with the n input bytes the host
@@ -147,6 +162,7 @@ func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte)
 		if v := recover(); v != nil {
 			packed = out(errorOutput(s.breakOn(export, v)))
 		}
+		collectIfDue(len(in) + len(result))
 	}()
 	return out(fn(s, in))
 }

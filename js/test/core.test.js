@@ -57,14 +57,14 @@ test('handleFrames writes the same event bytes as handle({type: "frames"})', asy
   }
 });
 
-test('an ABI version other than 1 is refused', async () => {
+test('an ABI version other than this host\'s (2) is refused', async () => {
   const mod = await loadModule(wasmPath);
   const { Wasi } = await import('../wasi.js');
   const wasi = new Wasi();
   const instance = await WebAssembly.instantiate(mod, wasi.imports(mod));
   wasi.setMemory(instance.exports.memory);
-  const fake = { exports: { ...instance.exports, agentsync_abi_version: () => 2 } };
-  assert.throws(() => new Core(fake, mod), (e) => e instanceof AgentsyncError && /ABI version 2/.test(e.message));
+  const fake = { exports: { ...instance.exports, agentsync_abi_version: () => 1 } };
+  assert.throws(() => new Core(fake, mod), (e) => e instanceof AgentsyncError && /ABI version 1/.test(e.message));
 });
 
 test('a trap marks the core broken and every later call refuses', async () => {

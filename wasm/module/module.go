@@ -7,10 +7,10 @@ package module
 
 import _ "embed"
 
-// Wasm is the module's bytes (ABI version 1). Do not modify it.
+// Wasm is the module's bytes (ABI version 2). Do not modify it.
 //
 //go:embed agentsync.wasm
 var Wasm []byte
 
 // ABIVersion is the version agentsync_abi_version must return.
-const ABIVersion = 1
+const ABIVersion = 2

@@ -1,0 +1,121 @@
+package bindings
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// BenchmarkHostDelta is one delta as the Go host pays for it, from the
+// WebSocket message's bytes to a published view that holds the new text:
+// Core.Handle of the frames event, then Core.Changes and the mirror's
+// patch, as the loop does once per flush (here one delta per flush, the
+// worst case: a model slower than the host). The figure must not grow with
+// the text already streamed (1 KB against 10 MB) nor with the view
+// (200 messages, the delta going to the one in the middle).
+func BenchmarkHostDelta(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		size, msgs int
+	}{{"1KB", 1 << 10, 2}, {"10MB", 10 << 20, 2}, {"200msgs", 1 << 10, 200}} {
+		b.Run("wasm/"+c.name, func(b *testing.B) {
+			core, err := NewWasmCore(context.Background(), testRuntime(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer core.Close()
+			benchHostDelta(b, core, c.size, c.msgs)
+		})
+		b.Run("native/"+c.name, func(b *testing.B) {
+			core := NewNativeCore()
+			defer core.Close()
+			benchHostDelta(b, core, c.size, c.msgs)
+		})
+	}
+}
+
+func benchHostDelta(b *testing.B, core Core, size, msgs int) {
+	target := liveView(b, core, size, msgs)
+	var mirror synccore.Mirror
+	ch, err := core.Changes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := mirror.Apply(ch); err != nil {
+		b.Fatal(err)
+	}
+	const delta = "bcdefghi"
+	events := make([]synccore.Event, b.N)
+	for i := range events {
+		events[i] = framesEvent(b, synccore.Frame{Seq: 2 + uint64(i), Kind: synccore.FrameDelta,
+			MessageID: target, Revision: 1, PartID: "p1", Offset: int64(size + i*len(delta)), Text: delta})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range events {
+		if _, err := core.Handle(events[i]); err != nil {
+			b.Fatal(err)
+		}
+		ch, err := core.Changes()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := mirror.Apply(ch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	for _, m := range mirror.Messages() {
+		if m.MessageID == target {
+			if got := len(m.Parts[0].Text); got != size+b.N*len(delta) {
+				b.Fatalf("after %d deltas the view holds %d bytes, want %d", b.N, got, size+b.N*len(delta))
+			}
+			return
+		}
+	}
+	b.Fatalf("message %s left the view", target)
+}
+
+// liveView brings core to live holding msgs messages, alternately user and
+// agent; the agent message nearest the middle is streaming, with a text
+// part of size bytes. It returns that message's id.
+func liveView(b *testing.B, core Core, size, msgs int) string {
+	b.Helper()
+	must := func(cmds []synccore.Command, err error) []synccore.Command {
+		b.Helper()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cmds
+	}
+	must(core.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "s1", PageLimit: 200}))
+	must(core.Handle(synccore.Event{Type: synccore.EvSubscriptionOpened}))
+	cmds := must(core.Handle(framesEvent(b, synccore.Frame{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1", HeadSequence: int64(msgs)})))
+	var reqID uint64
+	for _, c := range cmds {
+		if c.Type == synccore.CmdFetchPage {
+			reqID = c.RequestID
+		}
+	}
+	page := synccore.MessagePage{Total: int64(msgs), StartSequence: 1, EndSequence: int64(msgs)}
+	target := ""
+	for i := 1; i <= msgs; i++ {
+		m := synccore.Message{MessageID: fmt.Sprintf("m%d", i), SessionID: "s1", Sequence: int64(i), Revision: 1,
+			Role: synccore.RoleUser, Visibility: synccore.VisibilityVisible, CreatedAt: int64(i),
+			Parts: []synccore.Part{{PartID: "p1", Sequence: 1, Type: synccore.PartText, Text: "a question of some length"}}}
+		if i%2 == 0 {
+			m.Role, m.TurnID, m.State = synccore.RoleAgent, "t", synccore.MessageDone
+			m.Parts[0].StepID, m.Parts[0].State = "s", synccore.StateDone
+			if target == "" && i >= msgs/2 {
+				target = m.MessageID
+				m.State, m.Parts[0].State, m.Parts[0].Text = synccore.MessageStreaming, synccore.StateStreaming, strings.Repeat("a", size)
+			}
+		}
+		page.Items = append(page.Items, m)
+	}
+	must(core.Handle(synccore.Event{Type: synccore.EvPage, RequestID: reqID, Data: encode(b, page)}))
+	return target
+}

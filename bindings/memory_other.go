@@ -1,0 +1,9 @@
+//go:build !unix
+
+package bindings
+
+import "github.com/tetratelabs/wazero/experimental"
+
+// newMemoryAllocator is wazero's default (a Go slice, copied on growth)
+// where address space cannot be reserved the unix way.
+func newMemoryAllocator() experimental.MemoryAllocator { return nil }

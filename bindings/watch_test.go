@@ -1,0 +1,193 @@
+package bindings
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/agentsync/agentsync/testdata"
+)
+
+// textCopy is what a renderer that only ever appends would hold: the text
+// of every part, rebuilt from Watch's updates alone (whole messages and
+// parts, then appended text), never from the view's texts.
+type textCopy struct {
+	mu      sync.Mutex
+	parts   map[string][]string // message id -> part texts by index
+	appends int
+	resets  int
+	err     string
+}
+
+func (tc *textCopy) apply(u Update) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	ch := u.Changes
+	if ch.Reset {
+		tc.resets++
+		tc.parts = map[string][]string{}
+	}
+	for _, mc := range ch.Messages {
+		if mc.Message != nil {
+			texts := make([]string, len(mc.Message.Parts))
+			for i, p := range mc.Message.Parts {
+				texts[i] = p.Text
+			}
+			tc.parts[mc.MessageID] = texts
+			continue
+		}
+		texts, ok := tc.parts[mc.MessageID]
+		if !ok {
+			tc.err = "patch of a message the copy lacks: " + mc.MessageID
+			return
+		}
+		for _, pc := range mc.Parts {
+			if pc.Index == len(texts) {
+				texts = append(texts, pc.Part.Text)
+			} else {
+				texts[pc.Index] = pc.Part.Text
+			}
+		}
+		for _, a := range mc.Appends {
+			texts[a.Index] += a.Text
+			tc.appends++
+		}
+		tc.parts[mc.MessageID] = texts
+	}
+}
+
+// TestWatchAppendsRebuildTheText follows a long answer through connection
+// cuts with the WebAssembly core: the text rebuilt from the reported
+// appends alone equals the view's, and almost every update was an append
+// (the incremental render was used, not whole re-reads).
+func TestWatchAppendsRebuildTheText(t *testing.T) {
+	srv := startServer(t, model.Paced(50*time.Microsecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	api := &API{BaseURL: srv.URL}
+	sess, err := api.CreateSession(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc := &textCopy{parts: map[string][]string{}}
+	stop := c.Watch(tc.apply)
+	defer stop()
+
+	sent, err := c.Send(ctx, synccore.Part{Type: synccore.PartText, Text: "scenario:long chars=60000 delta=8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := func(v synccore.View) bool {
+		n := len(v.Messages)
+		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
+	}
+	for cut := 0; cut < 3; cut++ {
+		// Cut once some text has streamed, three times.
+		if err := c.WaitFor(ctx, func(v synccore.View) bool {
+			n := len(v.Messages)
+			return done(v) || (n > 0 && v.Messages[n-1].Sequence > sent.Sequence && textLen(v.Messages[n-1]) > (cut+1)*12000)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.cutConnection(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitFor(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher runs on its own goroutine: wait until it saw the final view.
+	deadline := time.Now().Add(10 * time.Second)
+	v := c.View()
+	for {
+		tc.mu.Lock()
+		same := tc.err == "" && sameTexts(tc.parts, v)
+		tc.mu.Unlock()
+		if same || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.err != "" {
+		t.Fatal(tc.err)
+	}
+	if !sameTexts(tc.parts, v) {
+		t.Fatalf("text rebuilt from the updates differs from the view's")
+	}
+	if last := v.Messages[len(v.Messages)-1]; textLen(last) < 60000 {
+		t.Fatalf("answer has %d characters, want 60000", textLen(last))
+	}
+	if tc.appends < 100 {
+		t.Fatalf("only %d appends reported over a 7,500-delta answer: the view was not patched incrementally", tc.appends)
+	}
+	t.Logf("%d appends, %d resets", tc.appends, tc.resets)
+}
+
+func textLen(m synccore.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		n += len(p.Text)
+	}
+	return n
+}
+
+func sameTexts(parts map[string][]string, v synccore.View) bool {
+	if len(parts) != len(v.Messages) {
+		return false
+	}
+	for _, m := range v.Messages {
+		texts := parts[m.MessageID]
+		if len(texts) != len(m.Parts) {
+			return false
+		}
+		for i, p := range m.Parts {
+			if texts[i] != p.Text {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestChangesParityWasmNative feeds every conformance trace to both cores
+// and takes their changes after each event: the WebAssembly module and the
+// native core report the same changes, byte for byte.
+func TestChangesParityWasmNative(t *testing.T) {
+	ctx := context.Background()
+	traces, err := testdata.Traces()
+	if err != nil || len(traces) == 0 {
+		t.Fatalf("traces: %d, %v", len(traces), err)
+	}
+	for _, tr := range traces {
+		w, err := NewWasmCore(ctx, testRuntime(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := synccore.NewClient(synccore.Options{})
+		for i, s := range tr.Steps {
+			if _, err := w.handleRaw(s.Event); err != nil {
+				t.Fatalf("%s step %d: %v", tr.Name, i+1, err)
+			}
+			n.HandleBytes(s.Event)
+			wc, err1 := w.Changes()
+			nc, err2 := n.TakeChanges(), error(nil)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s step %d: changes: wasm %v, native %v", tr.Name, i+1, err1, err2)
+			}
+			if a, b := synccore.EncodeChanges(wc), synccore.EncodeChanges(nc); string(a) != string(b) {
+				t.Fatalf("%s step %d: changes differ\nwasm   %+v\nnative %+v", tr.Name, i+1, wc, nc)
+			}
+		}
+		_ = w.Close()
+	}
+}
