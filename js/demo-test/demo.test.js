@@ -145,6 +145,10 @@ test('demo page: approval, then a long stream healed across a dropped connection
     const view = await page.evaluate(() => window.__agentsync.session.view.messages);
     assert.deepEqual(view.map((m) => [m.message_id, m.revision]), snapshot.map((m) => [m.message_id, m.revision]));
     assert.equal(await page.locator('.streaming').count(), 0, 'nothing is left streaming');
+    // The stream reached the DOM through the host's change events: appended
+    // text fed to the open block, not a re-render of the message per frame.
+    const appends = await page.evaluate(() => window.__agentsync.list.appends);
+    assert.ok(appends > 50, `${appends} frames shown by appending alone`);
 
     // --- a screenshot for people (and the artifact check).
     await mkdir(artifacts, { recursive: true });

@@ -162,7 +162,7 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
-  window.__agentsync = { session, sessionId: id, stats, toast };
+  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats };
   stickToBottom = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
@@ -170,6 +170,9 @@ async function open(id) {
     // The host throws away a core that trapped and re-reads the snapshot
     // with a fresh one: say so, the view stays whole meanwhile.
     session.on('rebuild', () => showBanner('warn', 'The sync core restarted after an internal error and is re-reading the snapshot…')),
+    // What changed, just before the view it leads to: streamed text is
+    // appended where it belongs, and render() skips the message.
+    session.on('change', (c) => current?.session === session && messages.applyChange(c)),
     session.subscribe(onView),
   );
   onStatus(session.status);

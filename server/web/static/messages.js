@@ -15,6 +15,21 @@ export class MessageList {
     this.container = container;
     this.ctx = ctx;
     this.views = new Map(); // message_id -> MessageView
+    this.stats = { appends: 0 }; // changes shown by appending alone; read by tests
+  }
+
+  /**
+   * applyChange takes a host 'change' event before the view it leads to is
+   * rendered: text a part only grew by is appended to that part's view, and
+   * the message is marked as shown, so render() then skips it. Anything else
+   * (a new part, a changed state, a reset) is left to render().
+   */
+  applyChange(change) {
+    if (change.reset) return;
+    for (const mc of change.messages) {
+      const view = this.views.get(mc.message_id);
+      if (view && mc.message && view.applyAppends(mc)) this.stats.appends++;
+    }
   }
 
   /**
@@ -71,6 +86,26 @@ class MessageView {
       this.avatar,
       el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta), this.body, this.typing),
     );
+  }
+
+  /**
+   * applyAppends shows a change made only of appended text, in place; it
+   * returns false (changing nothing) when the change is more than that.
+   */
+  applyAppends(mc) {
+    const old = this.msg;
+    if (!old || old.revision !== mc.message.revision || old.parts?.length !== mc.message.parts.length) return false;
+    const views = [];
+    for (const pc of mc.parts) {
+      const view = pc.appended !== undefined ? this.parts.get(pc.part.part_id) : null;
+      if (!view?.append || old.parts[pc.index]?.part_id !== pc.part.part_id) return false;
+      views.push([view, pc]);
+    }
+    for (const [view, pc] of views) {
+      if (!view.append(pc.appended, pc.part)) return false;
+    }
+    this.msg = mc.message;
+    return true;
   }
 
   update(msg) {

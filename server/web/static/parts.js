@@ -76,6 +76,17 @@ class TextView {
     this.body.set(part.text, streaming);
     toggle(this.body.el, 'streaming', streaming);
   }
+
+  /**
+   * append takes text the part grew by (a change event's `appended`),
+   * without comparing or re-reading the text shown. False when it cannot
+   * (not built yet, or not streaming): the caller renders the part whole.
+   */
+  append(text, part) {
+    if (!this.body || part.state !== 'streaming' || !this.body.streaming) return false;
+    this.body.append(text);
+    return true;
+  }
 }
 
 // ReasoningView: open while the model thinks, folded to one line once it
@@ -117,6 +128,13 @@ class ReasoningView {
       if (!this.userToggled) this.details.open = streaming;
     }
     setText(this.label, streaming ? 'Thinking…' : thoughtLabel(this.tookMs, part.text ?? ''));
+  }
+
+  /** append: as TextView.append. */
+  append(text, part) {
+    if (part.state !== 'streaming' || this.state !== 'streaming') return false;
+    this.body.append(text);
+    return true;
   }
 }
 
