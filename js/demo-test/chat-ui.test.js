@@ -54,9 +54,12 @@ async function say(page, text) {
   await page.getByTestId('input').press('Enter');
 }
 
+// turn sends text and waits for its answer to finish: two more messages
+// (or message segments) than before, none streaming.
 async function turn(page, text) {
+  const before = await page.locator('[data-testid="message"]').count();
   await say(page, text);
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length >= n, 2);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length >= n, before + 2);
   await page.waitForFunction(settled, null, { timeout: 30000 });
 }
 
@@ -82,7 +85,7 @@ async function api(method, p, body) {
 test('markdown: lists, highlighted code with Copy, a table, and raw HTML left inert', { timeout: 120000 }, async () => {
   await withPage(async (page, context) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    await newSession(page);
+    const id = await newSession(page);
     await turn(page, 'scenario:markdown');
     const md = page.locator('[data-role="agent"] .markdown').last();
     assert.equal(await md.locator('h2').textContent(), 'Markdown, streamed');
@@ -111,6 +114,15 @@ test('markdown: lists, highlighted code with Copy, a table, and raw HTML left in
     await page.waitForFunction(() => document.querySelector('[data-testid="copy-code"]').textContent === 'Copied');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.equal(copied, 'func add(a, b int) int {\n\treturn a + b // highlighted\n}\n');
+
+    // The whole reply copies as its markdown source, as the server has it.
+    const reply = page.locator('[data-role="agent"]').last();
+    await reply.hover();
+    await reply.getByTestId('copy-message').click();
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="copy-message"]')].some((b) => b.textContent === 'Copied'));
+    const items = (await api('GET', `/v1/sessions/${id}/messages`)).body.items;
+    const source = items.at(-1).parts.find((p) => p.type === 'text').text;
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), source);
     await shots(page, 'markdown');
   });
 });
@@ -171,14 +183,19 @@ test('stop: a quiet "Stopped" note, no error card; Escape stops; jump to latest'
     await newSession(page);
     await say(page, 'scenario:long chars=60000 delta=20');
     await page.waitForFunction(() => document.querySelector('[data-testid="part-text"].streaming')?.textContent.length > 3000, null, { timeout: 30000 });
+    // A reader who does not scroll follows the stream.
+    const atBottom = () => {
+      const sc = document.querySelector('[data-testid="messages"]');
+      return sc.scrollHeight - sc.scrollTop - sc.clientHeight < 80;
+    };
+    await page.waitForFunction(() => document.querySelector('[data-testid="part-text"].streaming')?.textContent.length > 8000, null, { timeout: 30000 });
+    assert.ok(await page.evaluate(atBottom), 'the view follows the stream');
+    assert.ok(await page.getByTestId('jump-latest').isHidden());
     // Scrolled up during the stream: the page offers the way back.
     await page.getByTestId('messages').evaluate((el) => el.scrollTo(0, 0));
     await page.getByTestId('jump-latest').waitFor({ state: 'visible', timeout: 10000 });
     await page.getByTestId('jump-latest').click();
-    await page.waitForFunction(() => {
-      const sc = document.querySelector('[data-testid="messages"]');
-      return sc.scrollHeight - sc.scrollTop - sc.clientHeight < 80;
-    });
+    await page.waitForFunction(atBottom);
     assert.ok(await page.getByTestId('jump-latest').isHidden());
 
     await page.keyboard.press('Escape');

@@ -85,7 +85,13 @@ function toast(text, kind = 'info') {
 
 let current = null; // {id, session, offs: [], view}
 let openGen = 0;
-let stickToBottom = true;
+// follow: the view sticks to the newest text. Only the reader's scrolling
+// changes it (a scroll event away from the bottom), never the text growing:
+// streamed text reaches the DOM (change events) before the view is
+// rendered, so "near the bottom" measured at render time would drop a
+// reader who never scrolled.
+let follow = true;
+let autoScrollTop = -1; // where the page itself last scrolled to
 let olderInFlight = false;
 
 const messages = new MessageList(ui.list, {
@@ -95,7 +101,7 @@ const messages = new MessageList(ui.list, {
   // actions (a server without it has no "actions" list, or one without it).
   canRetry: () => supportsAction('retry'),
   retry: () => {
-    stickToBottom = true;
+    follow = true;
     return requireSession().action('retry');
   },
 });
@@ -163,7 +169,7 @@ async function open(id) {
   }
   current = { id, session, offs: [], view: null };
   window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats };
-  stickToBottom = true;
+  follow = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
     session.on('error', (err) => onSessionError(id, err)),
@@ -211,8 +217,7 @@ function onView(view) {
 function renderView(view) {
   current.view = view;
   const sc = ui.scroller;
-  const nearBottom = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
-  const keepBottom = stickToBottom || nearBottom;
+  const keepBottom = follow;
   // Keep what the reader looks at in place when older messages are
   // prepended above it (native scroll anchoring does not run at offset 0).
   const anchor = keepBottom ? null : firstVisibleMessage();
@@ -220,9 +225,11 @@ function renderView(view) {
 
   messages.render(view.messages);
 
-  if (keepBottom) sc.scrollTop = sc.scrollHeight;
+  if (keepBottom) {
+    sc.scrollTop = sc.scrollHeight;
+    autoScrollTop = sc.scrollTop;
+  }
   else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
-  stickToBottom = false;
   // Scrolled up while the agent writes: offer a way back to the newest text.
   ui.jump.hidden = keepBottom || !isRunning(view);
 
@@ -386,12 +393,14 @@ function loadOlder() {
 ui.scroller.addEventListener('scroll', () => {
   const sc = ui.scroller;
   if (sc.scrollTop < 160) loadOlder();
-  if (sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64) ui.jump.hidden = true;
+  // Our own scroll to the bottom keeps following even if text grew since.
+  follow = sc.scrollTop >= autoScrollTop - 1 || sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
+  if (follow) ui.jump.hidden = true;
 }, { passive: true });
 
 ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
 ui.jump.addEventListener('click', () => {
-  stickToBottom = true;
+  follow = true;
   ui.scroller.scrollTo({ top: ui.scroller.scrollHeight });
   ui.jump.hidden = true;
 });
@@ -408,7 +417,7 @@ function setComposerEnabled(on) {
 async function send(text) {
   const value = text.trim();
   if (!value || !current) return;
-  stickToBottom = true;
+  follow = true;
   try {
     await current.session.send(value);
     sessions.refresh(); // the session moves up the list

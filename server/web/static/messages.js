@@ -77,6 +77,9 @@ class MessageView {
     this.time = el('span', { class: 'time' });
     // Sequence and revision: debugging data, shown with the page's debug switch.
     this.meta = el('span', { class: 'meta debug-only', dataset: { testid: 'message-meta' } });
+    // Copy an agent reply as its markdown source.
+    this.copy = el('button', { type: 'button', class: 'msg-copy', title: 'Copy the reply as markdown', dataset: { testid: 'copy-message' }, text: 'Copy' });
+    this.copy.addEventListener('click', () => this.#copy());
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -84,7 +87,7 @@ class MessageView {
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.copy), this.body, this.typing),
     );
   }
 
@@ -135,11 +138,23 @@ class MessageView {
     // note in the flow, not an agent reply.
     toggle(this.el, 'note-message', isNoteOnly(msg));
     setText(this.time, timeOf(msg.created_at));
+    this.copy.hidden = msg.role !== 'agent' || msg.state !== 'done' || !(msg.parts ?? []).some((p) => p.type === 'text' && p.text);
     const debug = [`#${msg.sequence}`, `rev ${msg.revision}`];
     if (msg.visibility === 'internal') debug.push('internal');
     if (msg.state === 'streaming') debug.push('streaming');
     setText(this.meta, debug.join(' · '));
     this.#renderParts(msg);
+  }
+
+  async #copy() {
+    const text = (this.msg?.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n');
+    try {
+      await navigator.clipboard.writeText(text);
+      this.copy.textContent = 'Copied';
+    } catch {
+      this.copy.textContent = 'Copy failed';
+    }
+    setTimeout(() => (this.copy.textContent = 'Copy'), 1500);
   }
 
   #renderParts(msg) {
