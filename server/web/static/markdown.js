@@ -28,7 +28,7 @@ import { Marked } from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
 import hljs from './vendor/highlight.min.js';
 import { StreamText } from './stream-text.js';
-import { el } from './util.js';
+import { el, copyText } from './util.js';
 
 const OPEN_LIMIT = 4096;
 const HIGHLIGHT_LIMIT = 20000; // longer code blocks stay plain: highlighting them would stall a frame
@@ -100,18 +100,10 @@ function escapeHTML(s) {
   return s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
-// One listener for every Copy button on the page.
-document.addEventListener('click', async (e) => {
+// One listener for every code block's Copy button on the page.
+document.addEventListener('click', (e) => {
   const btn = e.target instanceof Element ? e.target.closest('.codeblock .copy') : null;
-  if (!btn) return;
-  const text = btn.closest('.codeblock').querySelector('code')?.textContent ?? '';
-  try {
-    await navigator.clipboard.writeText(text);
-    btn.textContent = 'Copied';
-  } catch {
-    btn.textContent = 'Copy failed';
-  }
-  setTimeout(() => (btn.textContent = 'Copy'), 1500);
+  if (btn) copyText(btn, btn.closest('.codeblock').querySelector('code')?.textContent ?? '');
 });
 
 export class MarkdownView {

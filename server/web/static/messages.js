@@ -4,7 +4,7 @@
 // already shown: done is final), and moves or removes elements only where the
 // order changed (older history prepended, a resync dropping messages).
 
-import { el, setText, toggle, timeOf } from './util.js';
+import { el, setText, toggle, timeOf, copyText } from './util.js';
 import { icon } from './icons.js';
 import { createPartView } from './parts.js';
 import { placeSteers } from './steer-placement.js';
@@ -79,7 +79,8 @@ class MessageView {
     this.meta = el('span', { class: 'meta debug-only', dataset: { testid: 'message-meta' } });
     // Copy an agent reply as its markdown source.
     this.copy = el('button', { type: 'button', class: 'msg-copy', title: 'Copy the reply as markdown', dataset: { testid: 'copy-message' }, text: 'Copy' });
-    this.copy.addEventListener('click', () => this.#copy());
+    this.copy.addEventListener('click', () =>
+      copyText(this.copy, (this.msg?.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n')));
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -92,8 +93,9 @@ class MessageView {
   }
 
   /**
-   * applyAppends shows a change made only of appended text, in place; it
-   * returns false (changing nothing) when the change is more than that.
+   * applyAppends shows a change made only of appended text, in place. It
+   * returns false when the change is more than that: render() then shows the
+   * message whole (a part view that already took its text finds it equal).
    */
   applyAppends(mc) {
     const old = this.msg;
@@ -144,17 +146,6 @@ class MessageView {
     if (msg.state === 'streaming') debug.push('streaming');
     setText(this.meta, debug.join(' · '));
     this.#renderParts(msg);
-  }
-
-  async #copy() {
-    const text = (this.msg?.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n');
-    try {
-      await navigator.clipboard.writeText(text);
-      this.copy.textContent = 'Copied';
-    } catch {
-      this.copy.textContent = 'Copy failed';
-    }
-    setTimeout(() => (this.copy.textContent = 'Copy'), 1500);
   }
 
   #renderParts(msg) {
