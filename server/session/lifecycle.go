@@ -13,11 +13,6 @@ import (
 // (docs/protocol.md §4.4).
 const DeletedReason = "session deleted"
 
-// Session returns one session's record; CodeNotFound for an unknown id.
-func (m *Manager) Session(ctx context.Context, sessionID string) (store.Session, error) {
-	return m.store.Session(ctx, sessionID)
-}
-
 // Rename sets a session's title (see store.RenameSession for the rules).
 func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Session, error) {
 	if err := m.open(); err != nil {
