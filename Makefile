@@ -5,8 +5,19 @@ DB ?= data/dev.db
 SPEED ?= 15ms
 GO ?= go
 WASM := wasm/module/agentsync.wasm
+# The Go that builds the wasm module: its bytes embed the Go version, so
+# `make wasm` and bindings' freshness test both build with go.mod's
+# toolchain line (the go command fetches it if the local Go is another).
+TOOLCHAIN := $(shell awk '$$1 == "toolchain" {print $$2}' go.mod)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+TOOLS := $(CURDIR)/.tools
+# Packages that start goroutines (the server, the Go host, the examples)
+# run under the race detector; the pure ones (the core, the traces, the
+# tools) run without it, so every test runs once.
+RACE_PKGS := ./server/... ./bindings/... ./examples/...
+PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server/ -e /bindings -e /examples)
 
-.PHONY: run test test-go test-js wasm wasm-check bench fuzz vet clean vendor-web vendor-web-check
+.PHONY: run test test-go test-js wasm bench fuzz vet lint clean vendor-web vendor-web-check
 
 ## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB)
 run:
@@ -14,16 +25,27 @@ run:
 
 ## wasm: rebuild the WebAssembly module (committed, embedded by wasm/module)
 wasm:
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(WASM) ./wasm
+	GOTOOLCHAIN=$(TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(WASM) ./wasm
 
-## test: every test of the repository (Go natively and under wazero, Node, headless Chromium)
-test: vet test-go test-js
+## test: every check and test of the repository (lint, Go natively with -race and under wazero, Node, headless Chromium)
+test: vet lint test-go test-js
 
 vet:
 	$(GO) vet ./... ./testdata ./testdata/gen
 
+## lint: go.mod is tidy; staticcheck (pinned) natively, and as the module is built (wasip1;
+## without U1000, which takes //go:wasmexport functions for unused ones)
+lint: $(TOOLS)/staticcheck
+	$(GO) mod tidy -diff
+	$(TOOLS)/staticcheck $$($(GO) list ./... ./testdata ./testdata/gen | grep -v '/wasm$$')
+	GOOS=wasip1 GOARCH=wasm $(TOOLS)/staticcheck -checks inherit,-U1000 ./wasm ./synccore
+
+$(TOOLS)/staticcheck: Makefile
+	GOBIN=$(TOOLS) $(GO) install $(STATICCHECK)
+
 test-go:
-	$(GO) test -count=1 -timeout 20m ./... ./testdata ./testdata/gen
+	$(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 20m $(PLAIN_PKGS)
 
 test-js: js/node_modules vendor-web-check
 	cd js && npm test
@@ -56,4 +78,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules $(VENDOR_SRC)/node_modules
+	rm -rf data js/node_modules .tools $(VENDOR_SRC)/node_modules

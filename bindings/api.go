@@ -236,26 +236,5 @@ func serverError(resp *http.Response, data []byte) error {
 	if err == nil && e.Code != "" {
 		return &e
 	}
-	return synccore.Errorf(codeForStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
-}
-
-// codeForStatus is the inverse of the server's status table, for answers
-// without a typed body (a proxy's error page, say).
-func codeForStatus(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return synccore.CodeBadRequest
-	case http.StatusUnauthorized:
-		return synccore.CodeUnauthorized
-	case http.StatusForbidden:
-		return synccore.CodeForbidden
-	case http.StatusNotFound:
-		return synccore.CodeNotFound
-	case http.StatusConflict:
-		return synccore.CodeConflict
-	case http.StatusRequestEntityTooLarge:
-		return synccore.CodeTooLarge
-	default:
-		return synccore.CodeInternal
-	}
+	return synccore.Errorf(synccore.CodeForHTTPStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
 }

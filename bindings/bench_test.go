@@ -3,55 +3,11 @@ package bindings
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
-
-// benchCore brings core to live with one streaming agent message whose text
-// part already holds size bytes, and returns the next frame seq.
-func benchCore(b *testing.B, core Core, size int) uint64 {
-	b.Helper()
-	must := func(cmds []synccore.Command, err error) []synccore.Command {
-		b.Helper()
-		if err != nil {
-			b.Fatal(err)
-		}
-		return cmds
-	}
-	must(core.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "s1", PageLimit: 50}))
-	must(core.Handle(synccore.Event{Type: synccore.EvSubscriptionOpened}))
-	cmds := must(core.Handle(framesEvent(b, synccore.Frame{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1", HeadSequence: 2})))
-	var reqID uint64
-	for _, c := range cmds {
-		if c.Type == synccore.CmdFetchPage {
-			reqID = c.RequestID
-		}
-	}
-	if reqID == 0 {
-		b.Fatalf("no fetch_page after hello: %+v", cmds)
-	}
-	page := synccore.MessagePage{
-		Items: []synccore.Message{
-			{MessageID: "m1", SessionID: "s1", Sequence: 1, Revision: 1, Role: synccore.RoleUser, Visibility: synccore.VisibilityVisible, CreatedAt: 1,
-				Parts: []synccore.Part{{PartID: "u1", Sequence: 1, Type: synccore.PartText, Text: "go"}}},
-			{MessageID: "m2", SessionID: "s1", Sequence: 2, Revision: 1, Role: synccore.RoleAgent, State: synccore.MessageStreaming, TurnID: "t1", Visibility: synccore.VisibilityVisible, CreatedAt: 2,
-				Parts: []synccore.Part{{PartID: "p1", Sequence: 1, Type: synccore.PartText, StepID: "st1", State: synccore.StateStreaming, Text: strings.Repeat("a", size)}}},
-		},
-		Total: 2, StartSequence: 1, EndSequence: 2,
-	}
-	must(core.Handle(synccore.Event{Type: synccore.EvPage, RequestID: reqID, Data: encode(b, page)}))
-	v, err := core.View()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if v.Status != synccore.StatusLive || len(v.Messages) != 2 {
-		b.Fatalf("core not live with the page: status %s, %d messages", v.Status, len(v.Messages))
-	}
-	return 2
-}
 
 func encode(b testing.TB, v any) []byte {
 	var buf bytes.Buffer
@@ -70,12 +26,13 @@ func framesEvent(b testing.TB, frames ...synccore.Frame) synccore.Event {
 // benchApplyDelta feeds b.N one-frame WebSocket messages, each an 8-byte
 // delta, to core: the per-mutation cost a host pays.
 func benchApplyDelta(b *testing.B, core Core, size int) {
-	seq := benchCore(b, core, size)
+	target := liveView(b, core, size, 2)
+	const seq = 2
 	const delta = "bcdefghi"
 	events := make([]synccore.Event, b.N)
 	for i := range events {
 		events[i] = framesEvent(b, synccore.Frame{Seq: seq + uint64(i), Kind: synccore.FrameDelta,
-			MessageID: "m2", Revision: 1, PartID: "p1", Offset: int64(size + i*len(delta)), Text: delta})
+			MessageID: target, Revision: 1, PartID: "p1", Offset: int64(size + i*len(delta)), Text: delta})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -89,7 +46,7 @@ func benchApplyDelta(b *testing.B, core Core, size int) {
 		}
 	}
 	b.StopTimer()
-	m, ok, err := core.Message("m2")
+	m, ok, err := core.Message(target)
 	if err != nil || !ok || len(m.Parts[0].Text) != size+b.N*len(delta) {
 		b.Fatalf("after %d deltas: ok %v err %v", b.N, ok, err)
 	}

@@ -59,7 +59,7 @@ func (r *Runtime) MaxMemoryBytes() uint64 { return r.peakMemory.Load() }
 // NewRuntime compiles the module (or loads it from the compilation cache)
 // and checks its ABI version by starting one instance.
 func NewRuntime(ctx context.Context, cfg RuntimeConfig) (*Runtime, error) {
-	rc := wazero.NewRuntimeConfigCompiler()
+	rc := wazero.NewRuntimeConfig() // the compiler where wazero has one, else its interpreter
 	if cfg.MemoryLimitPages > 0 {
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}

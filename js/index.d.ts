@@ -1,6 +1,8 @@
 // TypeScript declarations of the agentsync JavaScript host. The shapes are
 // those of docs/protocol.md and synccore/{model,io}.go: snake_case keys.
 
+import type { ErrorCode } from './errcodes';
+
 export type Role = 'user' | 'agent';
 export type MessageState = 'streaming' | 'done';
 export type Visibility = 'visible' | 'internal';
@@ -108,7 +110,7 @@ export interface ConnectOptions {
   fetch?: typeof fetch;
   /** Resolve connect() only once live (default true). */
   wait?: boolean;
-  /** Give up waiting for live after this long; 0 waits forever (default 30000). */
+  /** Give up waiting for live after this long (code 'timeout'); 0 waits forever (default 30000). */
   timeoutMs?: number;
   /** How view notifications are coalesced (default 'microtask'). */
   schedule?: 'microtask' | 'frame' | ((flush: () => void) => void);
@@ -127,8 +129,11 @@ export interface StatusEvent {
  */
 export declare const CORE_BROKEN: 'core_broken';
 
+export { ErrorCode, ERROR_CODES, codeForStatus } from './errcodes';
+
 export declare class AgentsyncError extends Error {
-  code: string;
+  /** One of ErrorCode; an error frame's code as the server sent it. */
+  code: ErrorCode | (string & {});
   detail: string;
   /** HTTP status, for errors of the REST API. */
   status?: number;
@@ -143,7 +148,11 @@ export declare class Session {
   readonly view: View;
   /** Called now and after every change, coalesced. Returns the unsubscribe function. */
   subscribe(listener: (view: View) => void): () => void;
-  /** The first view (the current one included) for which predicate is true. */
+  /**
+   * The first view (the current one included) for which predicate is true.
+   * Rejects with code 'timeout' after timeoutMs (default 30000, 0 = never),
+   * 'closed' when the session closes.
+   */
   waitFor(predicate: (view: View) => boolean, opts?: { timeoutMs?: number }): Promise<View>;
   on(type: 'status', fn: (e: StatusEvent) => void): () => void;
   on(type: 'error', fn: (e: AgentsyncError) => void): () => void;
@@ -152,7 +161,7 @@ export declare class Session {
   on(type: 'change', fn: (e: ViewChange) => void): () => void;
   /** Reads one page straight from the server. */
   messages(params?: { limit?: number; before_sequence?: number; include_internal?: boolean }): Promise<MessagePage>;
-  /** Loads the next older page into the view. */
+  /** Loads the next older page into the view; rejects if that page fails. Safe to call from a listener. */
   loadOlder(): Promise<void>;
   setIncludeInternal(on: boolean): Promise<void>;
   /** Hex SHA-256 of the view's canonical encoding: the same on every host. */

@@ -6,9 +6,11 @@
 // per delta.
 
 import { AgentsyncError, CORE_BROKEN, Core, defaultWasmSource, loadModule } from './core.js';
+import { codeForStatus } from './errcodes.js';
 import { decode } from './msgpack.js';
 
 export { AgentsyncError, CORE_BROKEN, Core, loadModule } from './core.js';
+export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
@@ -88,7 +90,7 @@ class Http {
 }
 
 function httpError(status, text) {
-  let code = status === 404 ? 'not_found' : status >= 500 ? 'internal' : 'bad_request';
+  let code = codeForStatus(status); // an answer without a typed body (a proxy's, say)
   let message = text;
   try {
     const v = JSON.parse(text);
@@ -152,6 +154,7 @@ export class Session {
     this.timers = new Set();
     this.pageWaiters = new Map(); // request_id -> {resolve, reject}
     this.queue = [];
+    this.replies = new Map(); // queued event -> callback for its Output (_request)
     this.handling = false;
     this.closed = false;
     this.rebuilding = null;
@@ -179,8 +182,9 @@ export class Session {
 
   /**
    * Resolves with the first view (the current one included) for which
-   * predicate is true; rejects with a 'closed' AgentsyncError after
-   * timeoutMs (default 30 s, 0 = never) or when the session closes.
+   * predicate is true; rejects with a 'timeout' AgentsyncError after
+   * timeoutMs (default 30 s, 0 = never), or a 'closed' one when the
+   * session closes.
    * @returns {Promise<object>} the view
    */
   waitFor(predicate, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
@@ -195,7 +199,7 @@ export class Session {
         fn(arg);
       };
       if (timeoutMs > 0) {
-        const t = setTimeout(() => settle(reject, new AgentsyncError('closed', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
+        const t = setTimeout(() => settle(reject, new AgentsyncError('timeout', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
         cleanups.push(() => clearTimeout(t));
       }
       cleanups.push(this.on('status', ({ status }) => {
@@ -333,20 +337,37 @@ export class Session {
     this._dispatch(ev);
   }
 
-  // Events are handled one at a time, in order: a command carried out while
-  // handling (rare: they are asynchronous) queues its event behind.
-  _dispatch(ev) {
-    if (this.closed || !this.core) return undefined;
+  // Events are handled one at a time, in order: an event dispatched while
+  // another is handled (by a command carried out, or a listener such as a
+  // 'status' one) queues behind it. reply, if given, gets the event's
+  // Output once it is handled (undefined if the session closed first).
+  _dispatch(ev, reply) {
+    if (this.closed || !this.core) {
+      reply?.(undefined);
+      return undefined;
+    }
     this.queue.push(ev);
+    if (reply) this.replies.set(ev, reply);
     if (this.handling) return undefined;
     this.handling = true;
     let last;
     try {
-      while (this.queue.length > 0) last = this._handleOne(this.queue.shift());
+      while (this.queue.length > 0) {
+        const next = this.queue.shift();
+        last = this._handleOne(next);
+        this._reply(next, last);
+      }
     } finally {
       this.handling = false;
     }
     return last;
+  }
+
+  _reply(ev, out) {
+    const reply = this.replies.get(ev);
+    if (!reply) return;
+    this.replies.delete(ev);
+    reply(out);
   }
 
   _handleOne(ev) {
@@ -514,18 +535,26 @@ export class Session {
       };
       (this.waitLive ??= []).push(w);
       if (timeoutMs > 0) {
-        t = setTimeout(() => w.reject(new AgentsyncError('closed', `not live after ${timeoutMs} ms (status ${this.status})`)), timeoutMs);
+        t = setTimeout(() => w.reject(new AgentsyncError('timeout', `not live after ${timeoutMs} ms (status ${this.status})`)), timeoutMs);
       }
     });
   }
 
   // Runs an event and, if the core asked for a page, waits for its answer.
+  // The Output comes by reply: an event queued behind another (a call from a
+  // listener) is answered when it is handled, not taken for "nothing to do".
   _request(ev) {
-    const out = this._dispatch(ev);
-    const ids = (out?.commands ?? []).filter((c) => c.type === 'fetch_page').map((c) => c.request_id);
-    if (out?.error) return Promise.reject(new AgentsyncError(out.error.code, out.error.message ?? ''));
-    if (ids.length === 0) return Promise.resolve();
-    return Promise.all(ids.map((id) => new Promise((resolve, reject) => this.pageWaiters.set(id, { resolve, reject })))).then(() => undefined);
+    return new Promise((resolve, reject) => {
+      this._dispatch(ev, (out) => {
+        if (out?.error) {
+          reject(new AgentsyncError(out.error.code, out.error.message ?? ''));
+          return;
+        }
+        const ids = (out?.commands ?? []).filter((c) => c.type === 'fetch_page').map((c) => c.request_id);
+        const pages = ids.map((id) => new Promise((res, rej) => this.pageWaiters.set(id, { resolve: res, reject: rej })));
+        Promise.all(pages).then(() => resolve(), reject);
+      });
+    });
   }
 
   _settlePage(ev, error) {
@@ -542,7 +571,8 @@ export class Session {
     this._closeSocket();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    this.queue.length = 0;
+    // Queued events are dropped; whoever waits for one is let go.
+    for (const ev of this.queue.splice(0)) this._reply(ev, undefined);
     // Waiters of an abandoned generation will never get their page: let
     // them go rather than hang (the rebuilt core reads its own pages).
     for (const w of this.pageWaiters.values()) w.resolve();

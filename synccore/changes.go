@@ -61,98 +61,107 @@ func (c *Client) markDirty(e *entry) {
 // is a Reset with every message) and records that the host now holds it.
 func (c *Client) TakeChanges() Changes {
 	ch := c.changesHead()
-	c.eachChange(func(e *entry, whole bool) {
+	list := c.changedEntries()
+	ch.Messages = make([]MessageChange, 0, len(list))
+	for _, e := range list {
 		mc := MessageChange{MessageID: e.meta.MessageID}
-		if whole {
+		if c.changesReset || e.hostFull {
 			m := e.message()
 			mc.Message = &m
 		} else {
-			e.eachPartChange(func(i int) {
-				e.text(i)
-				mc.Parts = append(mc.Parts, PartChange{Index: i, Part: e.parts[i]})
-			}, func(i int, head string, tail []byte) {
-				mc.Appends = append(mc.Appends, TextAppend{Index: i, Text: head + string(tail)})
-			})
+			for i := range e.parts {
+				switch kind, head, tail := e.partChange(i); kind {
+				case partWhole:
+					e.text(i)
+					mc.Parts = append(mc.Parts, PartChange{Index: i, Part: e.parts[i]})
+				case partGrew:
+					mc.Appends = append(mc.Appends, TextAppend{Index: i, Text: head + string(tail)})
+				}
+			}
 		}
 		ch.Messages = append(ch.Messages, mc)
-	})
-	if ch.Messages == nil {
-		ch.Messages = []MessageChange{}
 	}
+	c.clearChanges(list)
 	return ch
 }
 
 // AppendChangesBytes is TakeChanges encoded (as EncodeChanges would) and
 // appended to dst, without building the appended text as a string: a
-// delta's take costs the delta's bytes, whatever the part's length.
+// delta's take costs the delta's bytes, whatever the part's length. It
+// allocates nothing but dst's growth: allocation is dear in WebAssembly.
 func (c *Client) AppendChangesBytes(dst []byte) []byte {
 	ch := c.changesHead()
-	n := 0
+	optional := 0
 	if ch.NextBeforeSequence != 0 {
-		n++
+		optional++
 	}
 	if ch.Reset {
-		n++
+		optional++
 	}
-	dst = appendChangesHead(dst, &ch, n)
-	msgs := c.chgMsgs[:0] // the messages, counted as they are written
-	count := 0
-	c.eachChange(func(e *entry, whole bool) {
-		count++
-		if whole {
-			m := e.message()
-			msgs = appendMapHeader(msgs, 2)
-			msgs = appendString(msgs, "message_id")
-			msgs = appendString(msgs, m.MessageID)
-			msgs = appendString(msgs, "message")
-			msgs = mustEncodeStrict(appendMessage(msgs, &m))
-			return
-		}
-		parts, appends := c.chgParts[:0], c.chgAppends[:0]
-		np, na := 0, 0
-		e.eachPartChange(func(i int) {
-			e.text(i)
-			np++
-			parts = appendMapHeader(parts, 2)
-			parts = appendString(parts, "index")
-			parts = appendInt(parts, int64(i))
-			parts = appendString(parts, "part")
-			parts = mustEncodeStrict(appendPart(parts, &e.parts[i]))
-		}, func(i int, head string, tail []byte) {
-			na++
-			appends = appendMapHeader(appends, 2)
-			appends = appendString(appends, "index")
-			appends = appendInt(appends, int64(i))
-			appends = appendString(appends, "text")
-			appends = appendStrHeader(appends, len(head)+len(tail))
-			appends = append(append(appends, head...), tail...)
-		})
-		fields := 1
-		if np > 0 {
-			fields++
-		}
-		if na > 0 {
-			fields++
-		}
-		msgs = appendMapHeader(msgs, fields)
-		msgs = appendString(msgs, "message_id")
-		msgs = appendString(msgs, e.meta.MessageID)
-		if np > 0 {
-			msgs = appendString(msgs, "parts")
-			msgs = append(appendArrayHeader(msgs, np), parts...)
-		}
-		if na > 0 {
-			msgs = appendString(msgs, "appends")
-			msgs = append(appendArrayHeader(msgs, na), appends...)
-		}
-		c.chgParts, c.chgAppends = parts, appends
-	})
-	c.chgMsgs = msgs
+	dst = appendChangesHead(dst, &ch, optional)
+	list := c.changedEntries()
 	dst = appendString(dst, "messages")
-	dst = appendArrayHeader(dst, count)
-	dst = append(dst, msgs...)
-	c.trimScratch()
+	dst = appendArrayHeader(dst, len(list))
+	for _, e := range list {
+		if c.changesReset || e.hostFull {
+			m := e.message()
+			dst = appendMapHeader(dst, 2)
+			dst = appendString(dst, "message_id")
+			dst = appendString(dst, m.MessageID)
+			dst = appendString(dst, "message")
+			dst = mustEncodeStrict(appendMessage(dst, &m))
+			continue
+		}
+		whole, grew := 0, 0
+		for i := range e.parts {
+			switch kind, _, _ := e.partChange(i); kind {
+			case partWhole:
+				whole++
+			case partGrew:
+				grew++
+			}
+		}
+		dst = appendMapHeader(dst, 1+btoi(whole > 0)+btoi(grew > 0))
+		dst = appendString(dst, "message_id")
+		dst = appendString(dst, e.meta.MessageID)
+		if whole > 0 {
+			dst = appendString(dst, "parts")
+			dst = appendArrayHeader(dst, whole)
+			for i := range e.parts {
+				if kind, _, _ := e.partChange(i); kind == partWhole {
+					e.text(i)
+					dst = appendMapHeader(dst, 2)
+					dst = appendString(dst, "index")
+					dst = appendInt(dst, int64(i))
+					dst = appendString(dst, "part")
+					dst = mustEncodeStrict(appendPart(dst, &e.parts[i]))
+				}
+			}
+		}
+		if grew > 0 {
+			dst = appendString(dst, "appends")
+			dst = appendArrayHeader(dst, grew)
+			for i := range e.parts {
+				if kind, head, tail := e.partChange(i); kind == partGrew {
+					dst = appendMapHeader(dst, 2)
+					dst = appendString(dst, "index")
+					dst = appendInt(dst, int64(i))
+					dst = appendString(dst, "text")
+					dst = appendStrHeader(dst, len(head)+len(tail))
+					dst = append(append(dst, head...), tail...)
+				}
+			}
+		}
+	}
+	c.clearChanges(list)
 	return dst
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // changesHead is the scalar part of the next Changes.
@@ -191,27 +200,34 @@ func appendChangesHead(b []byte, ch *Changes, optional int) []byte {
 	return b
 }
 
-// eachChange calls fn for every message the host must hear of, oldest
-// first (whole: it takes the message whole), records that the host holds
-// them, and clears the pending changes. After a reset that is every
-// message of the window, whole.
-func (c *Client) eachChange(fn func(e *entry, whole bool)) {
+// changedEntries lists the messages the host must hear of, oldest first:
+// after a reset every message of the window (each taken whole), else the
+// entries changed since the last take that are still in the window (only a
+// reset removes one, and it reports the whole list). The result is scratch.
+func (c *Client) changedEntries() []*entry {
 	if c.changesReset {
-		for _, e := range c.win {
-			fn(e, true)
-			e.synced()
+		return c.win
+	}
+	if len(c.dirty) > 1 {
+		sort.Sort(bySequence(c.dirty))
+	}
+	n := 0
+	for _, e := range c.dirty {
+		if c.byID[e.meta.MessageID] == e {
+			c.dirty[n] = e
+			n++
+		} else {
+			e.dirty = false
 		}
-	} else {
-		if len(c.dirty) > 1 {
-			sort.Sort(bySequence(c.dirty))
-		}
-		for _, e := range c.dirty {
-			if c.byID[e.meta.MessageID] != e {
-				continue // left the window: only a reset does that, and it reports the whole list
-			}
-			fn(e, e.hostFull)
-			e.synced()
-		}
+	}
+	return c.dirty[:n]
+}
+
+// clearChanges records that the host holds every entry of list as it is
+// now, and starts the next set of changes empty.
+func (c *Client) clearChanges(list []*entry) {
+	for _, e := range list {
+		e.synced()
 	}
 	for _, e := range c.dirty {
 		e.dirty = false
@@ -221,33 +237,32 @@ func (c *Client) eachChange(fn func(e *entry, whole bool)) {
 	c.changesReset = false
 }
 
-// eachPartChange reports, for a message the host holds, each part it must
-// take whole (new or replaced) and each text that only grew, as the bytes
-// appended since the host's take: a head from the built text and a tail
-// from the delta buffer, so nothing is copied to report them.
-func (e *entry) eachPartChange(whole func(i int), grew func(i int, head string, tail []byte)) {
-	for i := range e.parts {
-		if i >= len(e.hostLen) || e.hostLen[i] < 0 {
-			whole(i)
-			continue
-		}
-		have := e.hostLen[i]
-		if e.textLen(i) == have {
-			continue
-		}
-		text := e.parts[i].Text
-		var tail []byte
-		if i < len(e.tails) {
-			tail = e.tails[i]
-		}
-		head := ""
-		if have < len(text) {
-			head = text[have:]
-		} else {
-			tail = tail[have-len(text):]
-		}
-		grew(i, head, tail)
+// What a host must do with part i of a message it holds.
+const (
+	partSame  = iota // nothing
+	partWhole        // take it whole: new, or replaced by a part frame
+	partGrew         // append head+tail to its text
+)
+
+// partChange says what changed in part i since the host's take; for text
+// that only grew, the bytes appended, as a head from the built text and a
+// tail from the delta buffer, so nothing is copied to report them.
+func (e *entry) partChange(i int) (kind int, head string, tail []byte) {
+	if i >= len(e.hostLen) || e.hostLen[i] < 0 {
+		return partWhole, "", nil
 	}
+	have := e.hostLen[i]
+	if e.textLen(i) == have {
+		return partSame, "", nil
+	}
+	text := e.parts[i].Text
+	if i < len(e.tails) {
+		tail = e.tails[i]
+	}
+	if have < len(text) {
+		return partGrew, text[have:], tail
+	}
+	return partGrew, "", tail[have-len(text):]
 }
 
 // synced records that the host holds e as it is now.
@@ -259,16 +274,5 @@ func (e *entry) synced() {
 	e.hostLen = e.hostLen[:len(e.parts)]
 	for i := range e.parts {
 		e.hostLen[i] = e.textLen(i)
-	}
-}
-
-// trimScratch lets go of scratch buffers a long text made large: a take
-// holding a whole 10 MB message must not pin 10 MB for every later delta.
-func (c *Client) trimScratch() {
-	const keep = 64 << 10
-	for _, b := range []*[]byte{&c.chgMsgs, &c.chgParts, &c.chgAppends} {
-		if cap(*b) > keep {
-			*b = nil
-		}
 	}
 }

@@ -66,8 +66,6 @@ type Client struct {
 	// last TakeChanges, and whether the whole list must be re-sent.
 	dirty        []*entry
 	changesReset bool
-	// Scratch of AppendChangesBytes.
-	chgMsgs, chgParts, chgAppends []byte
 
 	// Scratch of the event being handled.
 	eventWinGen uint64 // winGen when the event began

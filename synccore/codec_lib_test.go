@@ -109,6 +109,7 @@ type tagged struct {
 	Bytes  []byte         `msgpack:"bytes"`
 	M      map[string]any `msgpack:"m,omitempty"`
 	Plain  float32
+	//lint:ignore U1000 an unexported field the codecs must skip
 	hidden int
 }
 

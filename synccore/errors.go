@@ -1,7 +1,8 @@
 package synccore
 
 // Error codes. The same strings are used by the server's HTTP errors
-// ({code, message}), by error frames and by the core's Output.
+// ({code, message}), by error frames and by the core's Output. Their HTTP
+// statuses are in ErrorCodes (errcodes.go), the one table.
 const (
 	CodeMalformed        = "malformed"          // bytes that do not decode as the expected msgpack shape
 	CodeUnknownEvent     = "unknown_event"      // an event type the core does not know
@@ -20,7 +21,8 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeForbidden        = "forbidden" // a browser origin the server does not allow
 	CodeInternal         = "internal"
-	CodeClosed           = "closed" // the client was closed
+	CodeClosed           = "closed"  // the client was closed
+	CodeTimeout          = "timeout" // a host gave up waiting; never sent by a server
 
 	// CodeCoreBroken is never sent by a server: the client core itself
 	// panicked (or, in a host, trapped), its state may be torn, and the host

@@ -30,7 +30,7 @@ func (rf *rawFrame) frame() Frame {
 func nextFrame(r *reader, rf *rawFrame) *Error {
 	start := r.i
 	if readDeltaFast(r, rf) {
-		if rf.msgID == nil || len(rf.msgID) == 0 || rf.rev < 1 || len(rf.partID) == 0 || rf.offset < 0 {
+		if len(rf.msgID) == 0 || rf.rev < 1 || len(rf.partID) == 0 || rf.offset < 0 {
 			return Errorf(CodeMalformed, "delta frame %d needs message_id, revision, part_id and an offset", rf.seq)
 		}
 		return nil

@@ -432,13 +432,6 @@ func (h *simHost) settle() {
 	h.t.Fatal("settle did not finish")
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func TestPropertyRandomHistories(t *testing.T) {
 	histories := 300
 	if testing.Short() {

@@ -8,7 +8,7 @@ import (
 // sha256.go is SHA-256 (FIPS 180-4) for the view digest of the WebAssembly
 // module: crypto/sha256 links the FIPS 140 module (AES, DRBG, os), about a
 // sixth of the module's size. Native builds use crypto/sha256
-// (digest_native.go); sha256_test.go checks both give the same sums.
+// (digest_native.go); TestSHA256MatchesCrypto (format_test.go) checks both agree.
 
 type sha256d struct {
 	h   [8]uint32

@@ -57,9 +57,17 @@ async function liveCore(size) {
   return { core, seq, offset: size };
 }
 
-// Best of ROUNDS batches: the minimum is the figure least disturbed by
-// whatever else runs on the machine.
+// Each figure is the median of ROUNDS timed batches (after an untimed
+// warm-up batch): the median neither flatters (min) nor punishes (max) a
+// noisy machine, and it is what the Go rows report too. `runs` says how
+// many batches it is the median of.
 const ROUNDS = 5;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
 
 async function bench(name, size) {
   const { core, seq: firstSeq, offset: firstOffset } = await liveCore(size);
@@ -74,7 +82,7 @@ async function bench(name, size) {
     offset += delta.length;
   }
   let errors = 0;
-  let best = Infinity;
+  const times = [];
   // Round 0 warms the JIT and the module up; it is not counted.
   for (let r = 0; r <= ROUNDS; r++) {
     const t0 = process.hrtime.bigint();
@@ -82,13 +90,13 @@ async function bench(name, size) {
       if (core.handleFrames(frames[i]).error) errors++;
     }
     const ns = Number(process.hrtime.bigint() - t0) / OPS;
-    if (r > 0) best = Math.min(best, ns);
+    if (r > 0) times.push(ns);
   }
   const view = core.message(MSG);
   const got = Buffer.byteLength(view?.parts?.[0]?.text ?? '');
   const want = size + total * delta.length;
   core.free();
-  return { name, ns_per_op: Math.round(best), text_bytes: size, ops: OPS, rounds: ROUNDS, errors, applied: got === want ? 1 : 0 };
+  return { name, ns_per_op: Math.round(median(times)), runs: times.length, text_bytes: size, ops: OPS, errors, applied: got === want ? 1 : 0 };
 }
 
 // What a view refresh costs per flush while a long answer streams: the
@@ -97,29 +105,29 @@ async function refresh(name, size) {
   const { core } = await liveCore(size);
   const n = 50;
   for (let i = 0; i < 20; i++) core.message(MSG);
-  let ns = Infinity;
+  const times = [];
   for (let r = 0; r < ROUNDS; r++) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < n; i++) core.message(MSG);
-    ns = Math.min(ns, Number(process.hrtime.bigint() - t0) / n);
+    times.push(Number(process.hrtime.bigint() - t0) / n);
   }
   core.free();
-  return { name, ns_per_op: Math.round(ns), text_bytes: size, ops: n };
+  return { name, ns_per_op: Math.round(median(times)), runs: times.length, text_bytes: size, ops: n };
 }
 
 // The same-run baseline: decoding one delta frame with the package's own
 // msgpack decoder in plain JavaScript, no WebAssembly involved.
 function decodeBaseline(name) {
   const frame = encode([{ seq: 7, kind: 'delta', message_id: MSG, revision: 1, part_id: PART, offset: 1024, text: 'abcdefghij' }]);
-  let best = Infinity;
+  const times = [];
   let sink = 0;
   for (let r = 0; r <= ROUNDS; r++) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < OPS; i++) sink += decode(frame).length;
     const ns = Number(process.hrtime.bigint() - t0) / OPS;
-    if (r > 0) best = Math.min(best, ns);
+    if (r > 0) times.push(ns);
   }
-  return { name, ns_per_op: Math.round(best), ops: OPS, sink };
+  return { name, ns_per_op: Math.round(median(times)), runs: times.length, ops: OPS, sink };
 }
 
 // V8 runs the module first in its baseline compiler and tiers hot

@@ -204,7 +204,7 @@ test('a bearer token reaches the API and the WebSocket (?token=)', async () => {
     // A session id that is right with a token that is wrong never gets live.
     await assert.rejects(
       connect({ url: guarded.url, sessionId: session.sessionId, token: 'wrong', timeoutMs: 1500, ...opts() }),
-      (e) => e instanceof AgentsyncError && e.code === 'closed',
+      (e) => e instanceof AgentsyncError && e.code === 'timeout',
     );
   } finally {
     await guarded.stop();
@@ -242,7 +242,7 @@ test('waitFor resolves on a matching view, rejects on timeout and on close', asy
     const user = await session.send('scenario:text chars=300');
     const v = await session.waitFor((v) => v.messages.some((m) => m.sequence > user.sequence && m.state === 'done'));
     assert.equal(v.messages.at(-1).parts.find((p) => p.type === 'text').text.length, 300);
-    await assert.rejects(session.waitFor(() => false, { timeoutMs: 50 }), { code: 'closed' });
+    await assert.rejects(session.waitFor(() => false, { timeoutMs: 50 }), { code: 'timeout' });
     const pending = session.waitFor(() => false, { timeoutMs: 0 });
     session.close();
     await assert.rejects(pending, { code: 'closed' });

@@ -9,32 +9,6 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// statusFor is the one place that maps a typed error code to its HTTP
-// status (docs/protocol.md §3). Codes the table does not name are client
-// errors of the model (400) unless they are internal.
-func statusFor(code string) int {
-	switch code {
-	case synccore.CodeBadRequest, synccore.CodeMalformed, synccore.CodeUnknownPartType,
-		synccore.CodeInvalidPart, synccore.CodeInvalidMessage, synccore.CodeUnknownEvent,
-		synccore.CodeUnknownFrame, synccore.CodeSequenceChanged, synccore.CodeRevisionBackward:
-		return http.StatusBadRequest
-	case synccore.CodeUnauthorized:
-		return http.StatusUnauthorized
-	case synccore.CodeForbidden:
-		return http.StatusForbidden
-	case synccore.CodeNotFound:
-		return http.StatusNotFound
-	case synccore.CodeNotPending, synccore.CodeConflict, synccore.CodeDoneIsFinal:
-		return http.StatusConflict
-	case synccore.CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case synccore.CodeClosed:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
-
 // asTyped turns any error into the typed error sent to the client. Errors
 // that are not *synccore.Error are server bugs: the client gets a generic
 // internal error and the detail goes to the log only.
@@ -53,7 +27,7 @@ func asTyped(err error) (*synccore.Error, bool) {
 // for and the status of the code.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	te, typed := asTyped(err)
-	status := statusFor(te.Code)
+	status := synccore.HTTPStatus(te.Code) // the one table: synccore/errcodes.go
 	if !typed || status >= 500 {
 		a.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),

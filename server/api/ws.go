@@ -44,7 +44,8 @@ type gorillaUpgrader struct {
 
 // newGorillaUpgrader builds an upgrader. Origins are checked by the API's
 // guard before the upgrade, so gorilla's own check is switched off here;
-// compression stays off because it cut fan-out throughput 2-4x (FACTS.md).
+// compression stays off: permessage-deflate cut fan-out throughput 2-4x
+// (measured on loopback with 100-byte frames before this was built).
 func newGorillaUpgrader(readLimit int64, onError func(w http.ResponseWriter, r *http.Request, status int, reason error)) *gorillaUpgrader {
 	return &gorillaUpgrader{
 		readLimit: readLimit,

@@ -212,11 +212,17 @@ func TestSlowSubscriber(t *testing.T) {
 	}
 
 	// Now the slow one reads: a continuous run of frames, then resync,
-	// then a clean close.
+	// then a clean close. The read deadline is long on purpose: its tiny
+	// receive window has been shut for as long as the stream took (a
+	// minute and more under -race on a loaded machine), and the server's
+	// kernel by then probes a zero window only every tens of seconds
+	// (exponential backoff up to 120 s), so the rest of the data may take
+	// that long to start flowing again. The server's write timeout (5 min)
+	// is longer still.
 	var last uint64
 	var resync *synccore.Frame
 	for {
-		_ = slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_ = slow.SetReadDeadline(time.Now().Add(3 * time.Minute))
 		_, data, err := slow.ReadMessage()
 		if err != nil {
 			if resync == nil {

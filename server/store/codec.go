@@ -8,7 +8,8 @@ import (
 
 // partCodec encodes part bodies as msgpack with synccore's reflection-free
 // codec. Bodies are stored as msgpack because decoding them is several
-// times cheaper than JSON (FACTS.md), and integers are compact so the blobs
+// times cheaper than JSON (measured: ~50 µs for a 150-part page passed
+// through as msgpack, ~400 µs to decode it from JSON), and integers are compact so the blobs
 // stay small; the bytes are what msgpack/v5 writes for a Part with compact
 // ints, so blobs written by earlier binaries read the same. One codec per
 // connection: it is not safe for concurrent use.

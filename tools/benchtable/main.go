@@ -1,8 +1,16 @@
 // Command benchtable runs every benchmark of the repository (Go testing.B
 // benchmarks and the JavaScript host's benchmark script) and prints one
 // table: each figure beside the baseline measured in the same run, their
-// ratio, and the target it is held to. These machines are noisy, so ratios
-// against a same-run baseline are the figures to trust.
+// ratio (only between figures of the same unit), and the target it is held
+// to, marked MISSED when the figure misses it. These machines are noisy, so
+// ratios against a same-run baseline are the figures to trust.
+//
+// Every figure is the median of the runs the "runs" column counts (Go
+// -count, the JS script's timed batches); 1 means a single run, whose
+// figure may itself be a percentile over its iterations (p50-µs, p99-µs).
+// It exits 1 when a benchmark suite fails or a row's benchmark never
+// reported, after printing what it has; a missed target is marked, not
+// fatal (a noisy machine misses some), and counted on stderr.
 //
 //	go run ./tools/benchtable            # everything
 //	go run ./tools/benchtable -short     # fewer iterations
@@ -36,13 +44,14 @@ var suites = []suite{
 	// millions of them would make the garbage collector the subject.
 	{"./synccore", "ApplyDelta", "200000x", 5},
 	{"./synccore", "SnapshotPage200|AppendFrames|DecodePart", "1s", 3},
-	{"./server/store", ".", "300x", 1},
+	{"./server/store", ".", "300x", 3},
 	{"./server/fanout", ".", "1s", 3},
-	{"./server/session", ".", "5x", 1},
+	{"./server/session", ".", "5x", 3},
 	{"./server/api", "FrameEncoder", "1s", 3},
 	{"./server/e2e", "Fanout", "3x", 3},
-	{"./server/e2e", "MessagesHTTP", "1s", 1},
+	{"./server/e2e", "MessagesHTTP", "1s", 3},
 	{"./bindings", "ApplyDelta", "20000x", 5},
+	{"./bindings", "HostDelta", "20000x", 5},
 	{"./bindings", "StartWarmCache|NewInstance", "10x", 3},
 }
 
@@ -51,6 +60,7 @@ func main() {
 	flag.Parse()
 
 	var all []result
+	var failed []string
 	for _, s := range suites {
 		bt := s.Benchtime
 		if *short {
@@ -62,27 +72,59 @@ func main() {
 		out, err := exec.Command("go", args...).CombinedOutput()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "benchtable: %s failed: %v\n%s\n", s.Pkg, err, out)
+			failed = append(failed, s.Pkg+" -bench "+s.Bench)
 			continue
 		}
 		all = append(all, parseGoBench(bytes.NewReader(out), strings.TrimPrefix(s.Pkg, "./"))...)
 	}
-	all = append(all, runJS()...)
-	all = append(all, moduleSizes("wasm/module/agentsync.wasm")...)
-	printTable(os.Stdout, all)
+	for _, script := range []string{"js/bench/apply.bench.js", "js/bench/e2e.bench.js"} {
+		js, err := runJS(script)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+			failed = append(failed, script)
+		}
+		all = append(all, js...)
+	}
+	follow, err := runFollow()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: follow: %v\n", err)
+		failed = append(failed, "follow")
+	}
+	all = append(all, follow...)
+	sizes, err := moduleSizes("wasm/module/agentsync.wasm")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+		failed = append(failed, "module size")
+	}
+	all = append(all, sizes...)
+	sum := printTable(os.Stdout, all)
+	fmt.Fprintf(os.Stderr, "benchtable: %d of %d targets missed\n", sum.missed, sum.checked)
+	if len(sum.notRun) > 0 {
+		failed = append(failed, "rows never reported: "+strings.Join(sum.notRun, ", "))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(os.Stderr, "benchtable: FAILED: %s\n", strings.Join(failed, "; "))
+		os.Exit(1)
+	}
 }
 
 // runJS runs the JS host's benchmark script, which prints one JSON object
-// per line: {"name": ..., "ns_per_op": ..., other metrics...}.
-func runJS() []result {
-	const script = "js/bench/apply.bench.js"
-	if _, err := os.Stat(script); err != nil {
-		return nil
+// per line: {"name": ..., "ns_per_op": ..., "runs": ..., other metrics...}.
+func runJS(script string) ([]result, error) {
+	if _, err := os.Stat("js/bench/node_modules"); err != nil {
+		// The e2e bench compares with the AI SDK, a dependency of the bench only.
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = "js/bench"
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("npm ci in js/bench: %v\n%s", err, out)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "node %s\n", script)
-	out, err := exec.Command("node", script).Output()
+	cmd := exec.Command("node", script)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "benchtable: %s failed: %v\n", script, err)
-		return nil
+		return nil, fmt.Errorf("%s failed: %w", script, err)
 	}
 	var res []result
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -97,39 +139,72 @@ func runJS() []result {
 		}
 		r := result{Name: "js." + name, Metrics: map[string]float64{}}
 		for k, v := range line {
-			if f, ok := v.(float64); ok {
+			f, ok := v.(float64)
+			switch {
+			case !ok:
+			case k == "runs":
+				r.Runs = int(f)
+			default:
 				r.Metrics[strings.ReplaceAll(k, "_per_", "/")] = f
 			}
 		}
 		res = append(res, r)
 	}
-	return res
+	return res, nil
 }
 
-func printTable(w io.Writer, all []result) {
+// summary is what printTable found: targets checked and missed, and the
+// rows whose benchmark never reported.
+type summary struct {
+	checked, missed int
+	notRun          []string
+}
+
+func printTable(w io.Writer, all []result) summary {
 	byName := map[string]result{}
 	for _, r := range all {
 		byName[r.Name] = r
 	}
+	var sum summary
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(tw, "benchmark\tfigure\tbaseline\tbaseline figure\tratio\ttarget\t")
+	fmt.Fprintln(tw, "benchmark\truns\tfigure\tbaseline\tbaseline figure\tratio\ttarget\tmet\t")
 	seen := map[string]bool{}
 	for _, row := range rows {
 		r, ok := byName[row.Bench]
 		if !ok {
-			fmt.Fprintf(tw, "%s\t(not run)\t%s\t\t\t%s\t\n", row.Bench, row.Baseline, row.Target)
+			sum.notRun = append(sum.notRun, row.Bench)
+			fmt.Fprintf(tw, "%s\t\t(not run)\t%s\t\t\t%s\t\t\n", row.Bench, row.Baseline, row.Target.Text)
 			continue
 		}
 		seen[row.Bench] = true
 		v := r.Metrics[row.Metric]
-		bv, bok := byName[row.Baseline].Metrics[row.BaselineMetric()]
-		seen[row.Baseline] = seen[row.Baseline] || bok
-		ratio := ""
-		if bok && bv != 0 {
-			ratio = fmt.Sprintf("%.2fx", v/bv)
+		var bfig, ratio string
+		var rv float64
+		haveRatio := false
+		if row.Baseline != "" {
+			b, bok := byName[row.Baseline]
+			bv, mok := b.Metrics[row.BaselineMetric()]
+			seen[row.Baseline] = seen[row.Baseline] || bok
+			switch {
+			case !bok || !mok:
+				bfig = "(not run)"
+			default:
+				bfig = fmtMetric(bv, row.BaselineMetric())
+				if bv != 0 {
+					rv, haveRatio = v/bv, true
+					ratio = fmt.Sprintf("%.2fx", rv)
+				}
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Bench, fmtMetric(v, row.Metric), row.Baseline,
-			fmtMetric(bv, row.BaselineMetric()), ratio, row.Target)
+		met := row.Target.verdict(v, rv, haveRatio)
+		if met != "" {
+			sum.checked++
+		}
+		if met == "MISSED" {
+			sum.missed++
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", row.Bench, r.Runs, fmtMetric(v, row.Metric),
+			row.Baseline, bfig, ratio, row.Target.Text, met)
 	}
 	// Anything measured that no row names still shows, so nothing hides.
 	var rest []string
@@ -141,9 +216,10 @@ func printTable(w io.Writer, all []result) {
 	sort.Strings(rest)
 	for _, name := range rest {
 		r := byName[name]
-		fmt.Fprintf(tw, "%s\t%s\t(baseline itself or unlisted)\t\t\t\t\n", name, fmtMetric(r.Metrics["ns/op"], "ns/op"))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t(baseline itself or unlisted)\t\t\t\t\t\n", name, r.Runs, fmtMetric(r.Metrics["ns/op"], "ns/op"))
 	}
 	tw.Flush()
+	return sum
 }
 
 func fmtMetric(v float64, unit string) string {

@@ -14,6 +14,7 @@ import (
 type result struct {
 	Name    string
 	Metrics map[string]float64
+	Runs    int // how many runs each metric is the median of
 }
 
 // parseGoBench reads `go test -bench` output. Lines that are not benchmark
@@ -54,7 +55,7 @@ func parseGoBench(r io.Reader, pkg string) []result {
 	}
 	out := make([]result, 0, len(order))
 	for _, name := range order {
-		out = append(out, result{Name: name, Metrics: medians(runs[name])})
+		out = append(out, result{Name: name, Metrics: medians(runs[name]), Runs: len(runs[name])})
 	}
 	return out
 }

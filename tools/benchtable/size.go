@@ -11,11 +11,10 @@ import (
 // moduleSizes measures the committed WebAssembly module: raw, gzip -9, and
 // brotli -q 11 when the brotli command is installed (no Go brotli library is
 // among the project's dependencies).
-func moduleSizes(path string) []result {
+func moduleSizes(path string) ([]result, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
-		return nil
+		return nil, fmt.Errorf("module size: %w", err)
 	}
 	var gz bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
@@ -25,5 +24,5 @@ func moduleSizes(path string) []result {
 	if out, err := exec.Command("brotli", "-c", "-q", "11", path).Output(); err == nil {
 		m["brotli-bytes"] = float64(len(out))
 	}
-	return []result{{Name: "module.Size", Metrics: m}}
+	return []result{{Name: "module.Size", Metrics: m, Runs: 1}}, nil
 }

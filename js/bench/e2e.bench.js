@@ -1,0 +1,166 @@
+// One delta per WebSocket message, end to end in the Node host: from the
+// message's bytes (handed to the socket's onmessage) to the session's
+// listener being called with a view that holds the new text, at 10,000,
+// 100,000 and 1,000,000 deltas of 8 bytes (80 KB, 800 KB, 8 MB of text).
+// Also with a 'change' listener that reads what was appended (what a
+// renderer appends to the DOM), and with 200 messages in the view and the
+// delta going to one in the middle. Beside it, the same-run baseline: the AI
+// SDK's readUIMessageStream on the same stream of text-delta chunks, fed one
+// chunk per pull as a network stream arrives (and, for reference, with every
+// chunk queued up front).
+//
+// The socket and fetch are in-process stand-ins driven by this script: the
+// figure is the host's own cost, not the network's. Prints one JSON object
+// per line: {"name", "ns_per_op", ...}.
+//   node bench/e2e.bench.js [--max N]
+
+import { fileURLToPath } from 'node:url';
+import { readUIMessageStream } from 'ai';
+import { connect } from '../index.js';
+import { encode } from '../msgpack.js';
+
+const wasm = fileURLToPath(new URL('../../wasm/module/agentsync.wasm', import.meta.url));
+const maxArg = process.argv.indexOf('--max');
+const MAX = maxArg > 0 ? Number(process.argv[maxArg + 1]) : 1_000_000;
+const SESSION = 'bench';
+const DELTA = 'abcdefgh';
+
+// A socket the script feeds: the session sets its handlers, the script
+// calls onmessage with each WebSocket message's bytes.
+class ScriptedSocket {
+  static last = null;
+  constructor() {
+    ScriptedSocket.last = this;
+    queueMicrotask(() => this.onopen?.());
+  }
+  close() {}
+}
+
+function agentMessage(seq, id, state, text) {
+  return {
+    message_id: id, session_id: SESSION, sequence: seq, revision: 1, role: seq % 2 ? 'user' : 'agent',
+    ...(seq % 2 ? {} : { state, turn_id: 't' }), visibility: 'visible', created_at: seq,
+    parts: [{ part_id: 'p1', sequence: 1, type: 'text', ...(seq % 2 ? {} : { step_id: 's', state }), text }],
+  };
+}
+
+// A page of `msgs` messages; the agent message nearest the middle streams.
+function page(msgs) {
+  const items = [];
+  let target = null;
+  for (let s = 1; s <= msgs; s++) {
+    const streaming = !target && s % 2 === 0 && s >= msgs / 2;
+    if (streaming) target = `m${s}`;
+    items.push(agentMessage(s, `m${s}`, streaming ? 'streaming' : 'done', streaming ? '' : 'an earlier message'));
+  }
+  return { target, body: encode({ items, total: msgs, start_sequence: 1, end_sequence: msgs, has_more: false }) };
+}
+
+async function liveSession(msgs, readAppended) {
+  const p = page(msgs);
+  const fetch = async () => new Response(p.body, { status: 200, headers: { 'content-type': 'application/msgpack' } });
+  const session = await connect({
+    url: 'http://bench.invalid', sessionId: SESSION, wasm, WebSocket: ScriptedSocket, fetch, wait: false,
+    schedule: (flush) => flush(), // listeners run at once: the cost per delta is the whole path
+  });
+  const ws = ScriptedSocket.last;
+  await new Promise((r) => setTimeout(r, 0));
+  ws.onmessage({ data: encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: SESSION, head_sequence: msgs }]) });
+  await session.waitFor((v) => v.status === 'live');
+  let seen = 0;
+  let appended = 0;
+  session.subscribe((v) => {
+    seen++;
+  });
+  if (readAppended) {
+    session.on('change', (c) => {
+      for (const m of c.messages) for (const pc of m.parts) appended += pc.appended?.length ?? 0;
+    });
+  }
+  return { session, ws, target: p.target, seen: () => seen, appended: () => appended };
+}
+
+async function hostRun(name, n, { msgs = 2, readAppended = false } = {}) {
+  const { session, ws, target, seen, appended } = await liveSession(msgs, readAppended);
+  const batch = 10_000;
+  let seq = 2;
+  let offset = 0;
+  let ns = 0;
+  for (let done = 0; done < n; done += batch) {
+    const k = Math.min(batch, n - done);
+    const msgsBytes = new Array(k);
+    for (let i = 0; i < k; i++) {
+      msgsBytes[i] = encode([{ seq: seq++, kind: 'delta', message_id: target, revision: 1, part_id: 'p1', offset, text: DELTA }]);
+      offset += DELTA.length;
+    }
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < k; i++) ws.onmessage({ data: msgsBytes[i] });
+    ns += Number(process.hrtime.bigint() - t0);
+  }
+  const m = session.view.messages.find((x) => x.message_id === target);
+  const ok = m?.parts[0].text.length === n * DELTA.length && seen() >= n && (!readAppended || appended() === n * DELTA.length);
+  session.close();
+  return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, applied: ok ? 1 : 0 };
+}
+
+// The AI SDK: the same deltas as UI message chunks through readUIMessageStream,
+// the consumer taking each message it yields (as useChat's store does).
+async function aiRun(name, n, { pulled }) {
+  const head = [{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' }];
+  const tail = [{ type: 'text-end', id: 't' }, { type: 'finish' }];
+  let i = 0;
+  const next = () => {
+    if (i < head.length) return head[i++];
+    const k = i++ - head.length;
+    if (k < n) return { type: 'text-delta', id: 't', delta: DELTA };
+    const t = k - n;
+    return t < tail.length ? tail[t] : null;
+  };
+  const stream = pulled
+    ? new ReadableStream({
+        pull(c) {
+          const chunk = next();
+          if (chunk) c.enqueue(chunk);
+          else c.close();
+        },
+      }, { highWaterMark: 0 })
+    : new ReadableStream({
+        start(c) {
+          for (let chunk = next(); chunk; chunk = next()) c.enqueue(chunk);
+          c.close();
+        },
+      });
+  let last = null;
+  let yields = 0;
+  const t0 = process.hrtime.bigint();
+  for await (const msg of readUIMessageStream({ stream })) {
+    last = msg;
+    yields++;
+  }
+  const ns = Number(process.hrtime.bigint() - t0);
+  const text = last?.parts.find((p) => p.type === 'text')?.text ?? '';
+  return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, yields, applied: text.length === n * DELTA.length ? 1 : 0 };
+}
+
+const sizes = [10_000, 100_000, 1_000_000].filter((n) => n <= MAX);
+await hostRun('warmup', 20_000);
+await aiRun('warmup', 20_000, { pulled: true });
+let failed = false;
+for (const n of sizes) {
+  const runs = [
+    await hostRun(`host_delta_${n}`, n),
+    await hostRun(`host_delta_appended_${n}`, n, { readAppended: true }),
+    await aiRun(`ai_sdk_pulled_${n}`, n, { pulled: true }),
+  ];
+  // Queued up front the AI SDK slows with the queue (50 µs a delta at 100,000): 1,000,000 would take minutes.
+  if (n <= 100_000) runs.push(await aiRun(`ai_sdk_queued_${n}`, n, { pulled: false }));
+  for (const r of runs) {
+    console.log(JSON.stringify(r));
+    failed ||= !r.applied;
+  }
+}
+console.log(JSON.stringify(await hostRun('host_delta_200msgs_10000', 10_000, { msgs: 200, readAppended: true })));
+if (failed) {
+  console.error('bench: a run did not end with the whole text; the figures are not meaningful');
+  process.exitCode = 1;
+}

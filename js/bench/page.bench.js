@@ -1,0 +1,56 @@
+// The demo page in headless Chromium streaming a 1,000,000-character answer
+// at the scripted model's full speed (about one delta per WebSocket message
+// when the page keeps up): the longest main-thread task (long-task observer)
+// and the frame intervals (requestAnimationFrame) while it streams. The page
+// appends streamed text to the DOM from the host's change events; the
+// figure of a page that re-rendered the message per delta grows with it.
+// Prints one JSON line: {"name", "longest_task_ms", "median_frame_ms", ...}.
+//   node bench/page.bench.js [--chars N]
+import { startDemo, settled } from '../demo-test/harness.js';
+
+const charsArg = process.argv.indexOf('--chars');
+const CHARS = charsArg > 0 ? Number(process.argv[charsArg + 1]) : 1_000_000;
+
+const demo = await startDemo({ speed: '0s' });
+try {
+  const context = await demo.browser.newContext({ viewport: { width: 1200, height: 820 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__perf = { tasks: [], frames: [], on: false };
+    new PerformanceObserver((list) => {
+      if (window.__perf.on) for (const e of list.getEntries()) window.__perf.tasks.push(e.duration);
+    }).observe({ type: 'longtask', buffered: false });
+    let last = 0;
+    const frame = (t) => {
+      if (window.__perf.on && last) window.__perf.frames.push(t - last);
+      last = t;
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  await page.goto(`${demo.url}/`);
+  await page.getByTestId('new-session').click();
+  await page.locator('[data-testid="status"][data-status="live"]').waitFor();
+  await page.evaluate(() => { window.__perf.on = true; });
+  const t0 = Date.now();
+  await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
+  await page.getByTestId('input').press('Enter');
+  await page.waitForFunction((n) => {
+    const parts = document.querySelectorAll('[data-testid="part-text"]');
+    const last = parts[parts.length - 1];
+    return last && !last.classList.contains('streaming') && last.textContent.length >= n * 0.9;
+  }, CHARS, { timeout: 600000, polling: 500 });
+  await page.waitForFunction(settled, null, { timeout: 60000 });
+  const seconds = (Date.now() - t0) / 1000;
+  const perf = await page.evaluate(() => { window.__perf.on = false; return window.__perf; });
+  const frames = perf.frames.sort((a, b) => a - b);
+  const q = (p) => (frames.length ? frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] : 0);
+  console.log(JSON.stringify({
+    name: `page_long_${CHARS}`, runs: 1, seconds,
+    longest_task_ms: Math.round(Math.max(0, ...perf.tasks)), long_tasks: perf.tasks.length,
+    median_frame_ms: Math.round(q(0.5) * 10) / 10, p95_frame_ms: Math.round(q(0.95) * 10) / 10, frames: frames.length,
+  }));
+  await context.close();
+} finally {
+  await demo.close();
+}
