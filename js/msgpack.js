@@ -314,13 +314,12 @@ function readUtf8(r, n) {
   const start = r.pos;
   r.pos += n;
   if (n > 32) return utf8Decoder.decode(buf.subarray(start, start + n));
-  let s = '';
+  // Short ASCII strings (keys, ids, a delta's text) are most of what a
+  // host decodes: one fromCharCode call builds each without concatenation.
   for (let i = start; i < start + n; i++) {
-    const b = buf[i];
-    if (b >= 0x80) return utf8Decoder.decode(buf.subarray(start, start + n));
-    s += String.fromCharCode(b);
+    if (buf[i] >= 0x80) return utf8Decoder.decode(buf.subarray(start, start + n));
   }
-  return s;
+  return String.fromCharCode.apply(null, buf.subarray(start, start + n));
 }
 
 function readBin(r, n) {
@@ -351,7 +350,7 @@ function readMap(r, n, depth) {
   if (n * 2 > r.buf.length - r.pos) throw new MsgpackError(`map of ${n} entries exceeds the input`);
   const out = {};
   for (let i = 0; i < n; i++) {
-    let k = readValue(r, depth + 1);
+    let k = readKey(r, depth);
     if (typeof k !== 'string') {
       if (typeof k === 'number' || typeof k === 'bigint' || typeof k === 'boolean') k = String(k);
       else throw new MsgpackError('map key is not a string or number');
@@ -364,6 +363,43 @@ function readMap(r, n, depth) {
     }
   }
   return out;
+}
+
+// Map keys are a few dozen short ASCII names over and over (every field of
+// every frame, view and change): they are looked up by their bytes in a
+// small cache instead of being built as new strings each time.
+const keyCache = new Map();
+
+function readKey(r, depth) {
+  const buf = r.buf;
+  const b = buf[r.pos];
+  const n = b - 0xa0;
+  if (n < 1 || n > 24 || r.pos + 1 + n > buf.length) return readValue(r, depth + 1);
+  const start = r.pos + 1;
+  let h = n;
+  for (let i = start; i < start + n; i++) {
+    const c = buf[i];
+    if (c >= 0x80) return readValue(r, depth + 1);
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const hit = keyCache.get(h);
+  if (hit !== undefined && hit.length === n) {
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (hit.charCodeAt(i) !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) {
+      r.pos = start + n;
+      return hit;
+    }
+  }
+  const k = String.fromCharCode.apply(null, buf.subarray(start, start + n));
+  if (keyCache.size < 4096) keyCache.set(h, k);
+  r.pos = start + n;
+  return k;
 }
 
 function readExt(r, n) {
