@@ -21,7 +21,7 @@ TOOLS := $(CURDIR)/.tools
 RACE_PKGS := ./server/... ./bindings/... ./examples/...
 PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server/ -e /bindings -e /examples)
 
-.PHONY: run test test-go test-js wasm bench fuzz vet lint clean
+.PHONY: run test test-go test-js wasm bench fuzz vet lint clean vendor-web vendor-web-check
 
 ## run: the reference server with its live demo page on $(ADDR), SQLite file $(DB);
 ## ORIGINS=http://localhost:5173 lets an app served from there use it
@@ -54,8 +54,21 @@ test-go:
 
 # test-js also packs js/ into the Vite + React app of examples/vite-react
 # (js/test/vite-app.test.js), so that app's packages are needed too.
-test-js: js/node_modules examples/vite-react/node_modules
+test-js: js/node_modules examples/vite-react/node_modules vendor-web-check
 	cd js && npm test
+
+## vendor-web: copy the demo page's pinned browser libraries (markdown, sanitizer, highlighter) into server/web/static/vendor
+VENDOR_SRC := server/web/vendor-src
+vendor-web: $(VENDOR_SRC)/node_modules
+	cd $(VENDOR_SRC) && node vendor.mjs
+
+# vendor-web-check: the committed vendor files are exactly what vendor-web writes
+vendor-web-check: $(VENDOR_SRC)/node_modules
+	cd $(VENDOR_SRC) && node vendor.mjs --check
+
+$(VENDOR_SRC)/node_modules: $(VENDOR_SRC)/package-lock.json
+	cd $(VENDOR_SRC) && npm ci --no-audit --no-fund
+	touch $(VENDOR_SRC)/node_modules
 
 js/node_modules: js/package.json
 	cd js && npm ci --no-audit --no-fund
@@ -76,4 +89,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules .tools examples/vite-react/node_modules
+	rm -rf data js/node_modules .tools examples/vite-react/node_modules $(VENDOR_SRC)/node_modules

@@ -16,6 +16,7 @@ type sessionBody struct {
 	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
 	UpdatedAt    int64  `json:"updated_at,omitempty" msgpack:"updated_at,omitempty"`
 	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
+	Title        string `json:"title" msgpack:"title"`
 	// What this server accepts (capabilities.go).
 	Actions []string `json:"actions" msgpack:"actions"`
 	Models  []string `json:"models" msgpack:"models"`
@@ -25,6 +26,7 @@ func toSessionBody(s store.Session) sessionBody {
 	return sessionBody{
 		SessionID: s.SessionID, Model: s.Model, ApprovalMode: s.ApprovalMode,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, HeadSequence: s.HeadSequence,
+		Title: s.Title,
 	}
 }
 

@@ -19,6 +19,8 @@ type Manager interface {
 	Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error)
 	Action(ctx context.Context, sessionID string, a session.Action) (synccore.Message, error)
 	Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error)
+	Rename(ctx context.Context, sessionID, title string) (store.Session, error)
+	Delete(ctx context.Context, sessionID string) error
 }
 
 var _ Manager = (*session.Manager)(nil)

@@ -17,6 +17,8 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/sessions", a.guard(false, a.createSession))
 	mux.HandleFunc("GET /v1/sessions", a.guard(false, a.listSessions))
+	mux.HandleFunc("PATCH /v1/sessions/{id}", a.guard(false, a.renameSession))
+	mux.HandleFunc("DELETE /v1/sessions/{id}", a.guard(false, a.deleteSession))
 	mux.HandleFunc("GET /v1/sessions/{id}/messages", a.guard(false, a.getMessages))
 	mux.HandleFunc("POST /v1/sessions/{id}/messages", a.guard(false, a.postMessage))
 	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", a.guard(false, a.answer))

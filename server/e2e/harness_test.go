@@ -213,6 +213,7 @@ type sessionBody struct {
 	Model        string `json:"model" msgpack:"model"`
 	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
 	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
+	Title        string `json:"title" msgpack:"title"`
 }
 
 func (s *testServer) createSession() string {

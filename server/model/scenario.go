@@ -55,6 +55,7 @@ func (s Scenario) Str(key, def string) string {
 var Scenarios = []struct{ Name, Help string }{
 	{"help", "this list"},
 	{"text", "plain streamed text: chars=N (runes, default 400) delta=M (runes per delta, default 6)"},
+	{"markdown", "an answer in markdown: headings, lists, code, a table, and raw HTML that must stay inert: delta=M"},
 	{"reasoning", "reasoning, then text: chars=N delta=M"},
 	{"tools", "a multi-step tool loop: get_weather, then calculator, then an answer: city=NAME"},
 	{"approval", "a send_email call that needs approval; approve or deny it: to=ADDRESS"},

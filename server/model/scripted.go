@@ -37,6 +37,8 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 		return play(ctx, emit, textBlock("t", helpText(), 12), finish(FinishStop))
 	case "text":
 		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
+	case "markdown":
+		return play(ctx, emit, textBlock("t", markdownSample, sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
 	case "long":
 		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 100_000, 1, 20_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(FinishStop))
 	case "reasoning":

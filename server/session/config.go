@@ -57,7 +57,19 @@ const (
 
 	ApprovalAsk  = "ask"  // every tool call waits for the user's approval
 	ApprovalAuto = "auto" // only tools that always need approval wait
+
+	// Why an approval is asked (its request's "reason"): the tool always
+	// needs one whatever the mode (send_email), or the session's mode is ask.
+	ReasonToolRequiresApproval = "tool_requires_approval"
+	ReasonApprovalModeAsk      = "approval_mode_ask"
 )
+
+func approvalReason(toolNeedsApproval bool) string {
+	if toolNeedsApproval {
+		return ReasonToolRequiresApproval
+	}
+	return ReasonApprovalModeAsk
+}
 
 // Error part codes the engine writes.
 const (

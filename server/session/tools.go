@@ -53,6 +53,7 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 	case spec.NeedsApproval || s.rec.ApprovalMode == ApprovalAsk:
 		iid := s.suspend(t, w, synccore.ToolAwaitingApprove, map[string]any{
 			"kind": KindApproval, "tool_call_id": callID, "tool_name": w.p.ToolName, "input": w.p.Input,
+			"reason": approvalReason(spec.NeedsApproval),
 		})
 		if _, err := s.commitAgent(ctx, a, synccore.MessageStreaming); err != nil {
 			s.mu.Unlock()

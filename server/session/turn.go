@@ -24,6 +24,7 @@ type turn struct {
 	lastUserSeq int64     // newest user message of this turn (steers raise it)
 	seen        int64     // newest user message a step has read
 	startSeq    int64     // the user message that started the turn
+	readSeq     int64     // newest user message a step of this turn has read (steer.go)
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
@@ -110,6 +111,7 @@ func (s *live) turnLoop(t *turn) error {
 		}
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
+		s.markRead(t, st, seen)
 		s.mu.Unlock()
 
 		req := model.Request{

@@ -30,6 +30,9 @@ func (s *Store) Commit(ctx context.Context, sessionID string, msgs []synccore.Me
 				return err
 			}
 		}
+		if err := titleFromFirstUserMessage(c, sess.sid, msgs); err != nil {
+			return err
+		}
 		return c.exec(`UPDATE sessions SET head_sequence = ?, visible_count = ?, updated_at = ? WHERE sid = ?`,
 			sess.head, sess.visibleCount, now, sess.sid)
 	})

@@ -67,6 +67,11 @@ var migrations = []string{
 		created_at    INTEGER NOT NULL,
 		PRIMARY KEY (sid, to_sequence)
 	) WITHOUT ROWID;`,
+
+	// 3: a session's title (shown by clients instead of its id), and the
+	// sidebar's order: most recently active first.
+	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_by_updated ON sessions (updated_at);`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

@@ -8,7 +8,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence`
+const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title`
 
 func scanSession(st *sqlite3.Stmt) Session {
 	return Session{
@@ -18,6 +18,7 @@ func scanSession(st *sqlite3.Stmt) Session {
 		CreatedAt:    st.ColumnInt64(3),
 		UpdatedAt:    st.ColumnInt64(4),
 		HeadSequence: st.ColumnInt64(5),
+		Title:        st.ColumnText(6),
 	}
 }
 
@@ -40,9 +41,9 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) error {
 		} else if !isCode(err, synccore.CodeNotFound) {
 			return err
 		}
-		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?)`,
-			sess.SessionID, sess.Model, sess.ApprovalMode, sess.CreatedAt, sess.UpdatedAt)
+		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title)
+			VALUES (?, ?, ?, ?, ?, ?)`,
+			sess.SessionID, sess.Model, sess.ApprovalMode, sess.CreatedAt, sess.UpdatedAt, sess.Title)
 	})
 }
 
@@ -75,8 +76,9 @@ const (
 	maxSessionLimit     = 1000
 )
 
-// ListSessions returns up to limit sessions, newest first (by creation; ties
-// by insertion order). limit <= 0 means 100; it is capped at 1000.
+// ListSessions returns up to limit sessions, most recently active first (by
+// updated_at: every commit and setting change moves a session up; ties by
+// insertion order, newest first). limit <= 0 means 100; it is capped at 1000.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]Session, error) {
 	if limit <= 0 {
 		limit = defaultSessionLimit
@@ -85,7 +87,7 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]Session, error) 
 	out := []Session{}
 	err := s.read(ctx, func(c *conn) error {
 		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions
-			ORDER BY created_at DESC, sid DESC LIMIT ?`, limit)
+			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit)
 		if err != nil {
 			return err
 		}

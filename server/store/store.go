@@ -62,6 +62,9 @@ type Session struct {
 	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
 	UpdatedAt    int64  `json:"updated_at" msgpack:"updated_at"`
 	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
+	// Title is set from the first user message's text (TitleFrom) and by
+	// RenameSession; "" until then.
+	Title string `json:"title" msgpack:"title"`
 }
 
 // PageQuery is one messages() read. Limit is already validated (1..200) by

@@ -1,6 +1,9 @@
 // Package web holds the live demo page of the reference server: plain ES
 // modules and CSS, no build step. The server mounts Static at "/" and the
 // JavaScript host package at "/js/", so the page imports "/js/index.js".
+// Third-party browser code (marked, DOMPurify, highlight.js) lives in
+// static/vendor/, copied from the packages pinned in vendor-src/ by
+// `make vendor-web` and checked byte for byte by `make test`.
 package web
 
 import (

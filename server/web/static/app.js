@@ -6,13 +6,14 @@
 // Tests drive it through data-testid attributes and window.__agentsync.
 
 import { connect } from '/js/index.js';
-import { MessageList } from './messages.js';
-import { Sessions } from './sessions.js';
-import { el, setText, toggle, plural, shortId } from './util.js';
+import { MessageList, isNoteOnly } from './messages.js';
+import { Sessions, titleOf } from './sessions.js';
+import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
+  ['markdown', 'scenario:markdown'],
   ['text', 'scenario:text'],
   ['reasoning', 'scenario:reasoning'],
   ['tools', 'scenario:tools'],
@@ -57,6 +58,9 @@ const ui = {
   modelForm: $('model-form'),
   model: $('model'),
   settings: $('settings'),
+  jump: $('jump-latest'),
+  debug: $('debug'),
+  confirm: $('confirm'),
 };
 
 const params = new URLSearchParams(location.search);
@@ -65,7 +69,12 @@ const base = location.origin;
 
 // ---------------------------------------------------------------- toasts
 
+// At most MAX_TOASTS show at once (the oldest goes first), so a burst can
+// never grow down to the composer.
+const MAX_TOASTS = 4;
+
 function toast(text, kind = 'info') {
+  while (ui.toasts.childElementCount >= MAX_TOASTS) ui.toasts.firstElementChild.remove();
   const node = el('div', { class: `toast ${kind}`, role: 'status', text });
   ui.toasts.append(node);
   setTimeout(() => node.classList.add('leaving'), 4200);
@@ -76,15 +85,33 @@ function toast(text, kind = 'info') {
 
 let current = null; // {id, session, offs: [], view}
 let openGen = 0;
-let stickToBottom = true;
+// follow: the view sticks to the newest text. Only the reader's scrolling
+// changes it (a scroll event away from the bottom), never the text growing:
+// streamed text reaches the DOM (change events) before the view is
+// rendered, so "near the bottom" measured at render time would drop a
+// reader who never scrolled.
+let follow = true;
+let autoScrollTop = -1; // where the page itself last scrolled to
 let olderInFlight = false;
 
 const messages = new MessageList(ui.list, {
   answer: (interactionId, response) => requireSession().answer(interactionId, response),
   toast,
+  // Retry is offered only when the server lists it among the session's
+  // actions (a server without it has no "actions" list, or one without it).
+  canRetry: () => supportsAction('retry'),
+  retry: () => {
+    follow = true;
+    return requireSession().action('retry');
+  },
 });
 
-const sessions = new Sessions({ base, token, list: $('session-list'), toast });
+const sessions = new Sessions({ base, token, list: $('session-list'), toast, onRename: renameSession, onDelete: deleteSession });
+
+function supportsAction(type) {
+  const actions = current && sessions.get(current.id)?.actions;
+  return Array.isArray(actions) && actions.includes(type);
+}
 
 function requireSession() {
   if (!current) throw new Error('no session is open');
@@ -101,11 +128,11 @@ async function open(id) {
   sessions.setActive(id);
   messages.clear();
   ui.older.hidden = true;
-  if (id) ui.title.replaceChildren(el('span', { class: 'wide-only', text: 'Session ' }), shortId(id));
-  else setText(ui.title, 'No session');
-  ui.title.title = id;
+  showTitle(id);
   setText(ui.sub, '');
   setComposerEnabled(false);
+  renderComposer(null); // no Stop, no "Steer" placeholder left from the previous session
+  ui.jump.hidden = true;
   $('include-internal').checked = false; // each session opens without them
   renderEmpty(true);
   if (!id) {
@@ -114,15 +141,16 @@ async function open(id) {
   }
 
   setStatus('connecting');
-  if (!(await sessions.exists(id))) {
-    if (gen === openGen) {
-      setStatus('closed');
-      showBanner('bad', `There is no session ${id} on this server. Start a new one.`);
-      $('start').hidden = false;
-    }
+  const record = await sessions.load(id);
+  if (gen !== openGen) return;
+  if (record === null) {
+    setStatus('closed');
+    showBanner('bad', `There is no session ${id} on this server. Start a new one.`);
+    $('start').hidden = false;
     return;
   }
-  if (gen !== openGen) return;
+  showTitle(id);
+  showSettings(record);
   let session;
   try {
     // wait:false: render at once and show the status as it goes;
@@ -140,19 +168,27 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
-  window.__agentsync = { session, sessionId: id, stats };
-  stickToBottom = true;
+  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats };
+  follow = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
-    session.on('error', (err) => console.warn('agentsync:', err)),
+    session.on('error', (err) => onSessionError(id, err)),
     // The host throws away a core that trapped and re-reads the snapshot
     // with a fresh one: say so, the view stays whole meanwhile.
     session.on('rebuild', () => showBanner('warn', 'The sync core restarted after an internal error and is re-reading the snapshot…')),
+    // What changed, just before the view it leads to: streamed text is
+    // appended where it belongs, and render() skips the message.
+    session.on('change', (c) => current?.session === session && messages.applyChange(c)),
     session.subscribe(onView),
   );
   onStatus(session.status);
   setComposerEnabled(true);
-  ui.input.focus({ preventScroll: true });
+  if (pendingRename === id) {
+    pendingRename = null;
+    renameSession(id);
+  } else {
+    ui.input.focus({ preventScroll: true });
+  }
 }
 
 function closeCurrent() {
@@ -160,7 +196,7 @@ function closeCurrent() {
   for (const off of current.offs) off();
   current.session.close();
   current = null;
-  window.__agentsync = { session: null, stats };
+  window.__agentsync = { session: null, stats, toast };
 }
 
 // ---------------------------------------------------------------- rendering the view
@@ -181,8 +217,7 @@ function onView(view) {
 function renderView(view) {
   current.view = view;
   const sc = ui.scroller;
-  const nearBottom = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
-  const keepBottom = stickToBottom || nearBottom;
+  const keepBottom = follow;
   // Keep what the reader looks at in place when older messages are
   // prepended above it (native scroll anchoring does not run at offset 0).
   const anchor = keepBottom ? null : firstVisibleMessage();
@@ -190,16 +225,46 @@ function renderView(view) {
 
   messages.render(view.messages);
 
-  if (keepBottom) sc.scrollTop = sc.scrollHeight;
+  if (keepBottom) {
+    sc.scrollTop = sc.scrollHeight;
+    autoScrollTop = sc.scrollTop;
+  }
   else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
-  stickToBottom = false;
+  // Scrolled up while the agent writes: offer a way back to the newest text.
+  ui.jump.hidden = keepBottom || !isRunning(view);
 
   renderEmpty(view.messages.length === 0 && !view.has_more_older);
+  syncRecord(view);
   renderOlder(view);
   renderComposer(view);
   renderSubtitle(view);
   // Nothing to scroll yet but older history exists: fetch it now.
   if (view.has_more_older && sc.scrollHeight <= sc.clientHeight + 80) loadOlder();
+}
+
+// syncRecord re-reads the session's record when the view says it changed
+// elsewhere (another tab, a script): a first user message gives it a title,
+// a settings action changes its mode or model.
+let recordKey = '';
+function syncRecord(view) {
+  const id = current.id;
+  const titled = Boolean(sessions.get(id)?.title);
+  let settings = '';
+  for (let i = view.messages.length - 1; i >= 0 && i >= view.messages.length - 4; i--) {
+    const action = view.messages[i].parts?.findLast?.((p) => p.type === 'action' && p.action_type?.startsWith('set_'));
+    if (action) {
+      settings = action.action_id;
+      break;
+    }
+  }
+  const key = `${id}:${titled || view.messages.some((m) => m.role === 'user')}:${settings}`;
+  if (key === recordKey) return;
+  recordKey = key;
+  sessions.refresh().then(() => {
+    if (current?.id !== id) return;
+    showTitle(id);
+    showSettings(sessions.get(id));
+  });
 }
 
 function firstVisibleMessage() {
@@ -231,7 +296,7 @@ function isRunning(view) {
 }
 
 function renderComposer(view) {
-  const running = isRunning(view);
+  const running = view ? isRunning(view) : false;
   if (ui.stop.hidden === running) ui.stop.hidden = !running;
   const flag = running ? 'true' : 'false';
   if (ui.composer.dataset.running !== flag) {
@@ -249,8 +314,10 @@ let digestTimer = null;
 // Go bindings or another tab). It hashes the whole view, so it is computed
 // only when nothing streams, and never shown stale.
 function renderSubtitle(view) {
-  const shown = view.messages.length;
-  const total = view.total ?? shown;
+  // Notes (settings changes) are not messages of the conversation.
+  const notes = view.messages.filter(isNoteOnly).length;
+  const shown = view.messages.length - notes;
+  const total = (view.total ?? view.messages.length) - notes;
   const count = shown === total ? plural(total, 'message') : `${shown} of ${plural(total, 'message')}`;
   setText(ui.sub, count);
   ui.sub.title = '';
@@ -262,7 +329,7 @@ function renderSubtitle(view) {
     try {
       const d = session.digest();
       ui.sub.title = `View digest (equal on every host): ${d}`;
-      setText(ui.sub, `${count} · digest ${d.slice(0, 10)}`);
+      ui.sub.replaceChildren(count, el('span', { class: 'debug-only', dataset: { testid: 'digest' }, text: ` · digest ${d.slice(0, 10)}` }));
     } catch {
       // closed or rebuilding: the next settled view shows it
     }
@@ -324,8 +391,19 @@ function loadOlder() {
 }
 
 ui.scroller.addEventListener('scroll', () => {
-  if (ui.scroller.scrollTop < 160) loadOlder();
+  const sc = ui.scroller;
+  if (sc.scrollTop < 160) loadOlder();
+  // Our own scroll to the bottom keeps following even if text grew since.
+  follow = sc.scrollTop >= autoScrollTop - 1 || sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
+  if (follow) ui.jump.hidden = true;
 }, { passive: true });
+
+ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
+ui.jump.addEventListener('click', () => {
+  follow = true;
+  ui.scroller.scrollTo({ top: ui.scroller.scrollHeight });
+  ui.jump.hidden = true;
+});
 ui.olderBtn.addEventListener('click', loadOlder);
 
 // ---------------------------------------------------------------- composer
@@ -339,9 +417,10 @@ function setComposerEnabled(on) {
 async function send(text) {
   const value = text.trim();
   if (!value || !current) return;
-  stickToBottom = true;
+  follow = true;
   try {
     await current.session.send(value);
+    sessions.refresh(); // the session moves up the list
   } catch (err) {
     toast(`Could not send: ${err?.message ?? err}`, 'bad');
     if (!ui.input.value) ui.input.value = value; // give the words back
@@ -356,11 +435,18 @@ ui.composer.addEventListener('submit', (e) => {
   send(text);
 });
 
+// Enter sends, Shift+Enter is a new line, Escape stops a running turn.
 ui.input.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     ui.composer.requestSubmit();
   }
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.isComposing || ui.stop.hidden || ui.confirm.open) return;
+  if (ui.settings.open) return; // Escape closes the menu first
+  e.preventDefault();
+  stop();
 });
 
 function autosize() {
@@ -391,21 +477,34 @@ for (const [label, command] of SCENARIOS) {
   );
 }
 
-ui.stop.addEventListener('click', async () => {
+async function stop() {
   try {
     await requireSession().action('stop');
   } catch (err) {
     toast(`Could not stop: ${err?.message ?? err}`, 'bad');
   }
-});
+}
+ui.stop.addEventListener('click', stop);
 
 // ---------------------------------------------------------------- settings
 
+// showSettings shows the session's own settings: the menu must never claim
+// a mode the session is not in.
+function showSettings(record) {
+  if (record?.approval_mode) ui.approvalMode.value = record.approval_mode;
+  ui.approvalMode.dataset.mode = record?.approval_mode ?? '';
+  ui.model.placeholder = record?.model || 'scripted';
+}
+
 ui.approvalMode.addEventListener('change', async () => {
+  const id = current?.id;
+  const mode = ui.approvalMode.value;
   try {
-    await requireSession().action('set_approval_mode', ui.approvalMode.value);
-    toast(`Approval mode: ${ui.approvalMode.value}`);
+    await requireSession().action('set_approval_mode', mode);
+    sessions.update(id, { approval_mode: mode });
+    ui.approvalMode.dataset.mode = mode;
   } catch (err) {
+    ui.approvalMode.value = ui.approvalMode.dataset.mode || ui.approvalMode.value;
     toast(`Could not change approval mode: ${err?.message ?? err}`, 'bad');
   }
 });
@@ -431,11 +530,111 @@ ui.modelForm.addEventListener('submit', async (e) => {
   if (!model) return;
   try {
     await requireSession().action('set_model', model);
-    toast(`Model: ${model}`);
+    sessions.update(current?.id, { model });
+    showSettings(sessions.get(current?.id));
+    ui.model.value = '';
     ui.settings.open = false;
   } catch (err) {
     toast(`Could not set the model: ${err?.message ?? err}`, 'bad');
   }
+});
+
+// ---------------------------------------------------------------- title, rename, delete
+
+function showTitle(id) {
+  if (ui.title.querySelector('input')) return; // being renamed
+  if (!id) {
+    setText(ui.title, 'No session');
+    ui.title.title = '';
+    return;
+  }
+  const record = sessions.get(id);
+  setText(ui.title, titleOf(record ?? { session_id: id }));
+  ui.title.title = id;
+  document.title = `${ui.title.textContent} · agentsync`;
+}
+
+// renameSession edits a title in place: the header's title becomes a text
+// box; Enter or leaving it saves, Escape cancels.
+let pendingRename = null; // a rename asked for a session that is opening
+
+async function renameSession(id) {
+  if (current?.id !== id) {
+    // Open it first: open() starts the rename once its title is shown.
+    pendingRename = id;
+    location.hash = encodeURIComponent(id);
+    return;
+  }
+  const record = sessions.get(id);
+  const input = el('input', { class: 'title-input', value: record?.title ?? '', 'aria-label': 'Session title', dataset: { testid: 'title-input' }, maxlength: 120 });
+  ui.title.replaceChildren(input);
+  input.focus();
+  input.select();
+  let done = false;
+  const finish = async (save) => {
+    if (done) return;
+    done = true;
+    const title = input.value.trim();
+    if (save && title && title !== record?.title) {
+      try {
+        await sessions.rename(id, title);
+      } catch (err) {
+        toast(`Could not rename: ${err?.message ?? err}`, 'bad');
+      }
+    }
+    ui.title.replaceChildren();
+    if (current?.id === id) showTitle(id);
+  };
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') finish(true);
+    else if (e.key === 'Escape') {
+      e.stopPropagation();
+      finish(false);
+    }
+  });
+  input.addEventListener('blur', () => finish(true));
+}
+ui.title.addEventListener('dblclick', () => current && renameSession(current.id));
+
+async function deleteSession(id) {
+  const name = titleOf(sessions.get(id) ?? { session_id: id });
+  setText($('confirm-text'), `Delete "${name}"? Its messages are removed from the server for every viewer.`);
+  ui.confirm.showModal();
+  const ok = await new Promise((resolve) => ui.confirm.addEventListener('close', () => resolve(ui.confirm.returnValue === 'delete'), { once: true }));
+  if (!ok) return;
+  try {
+    if (current?.id === id) closeCurrent();
+    await sessions.remove(id);
+    if (decodeURIComponent(location.hash.slice(1)) === id) location.hash = '';
+    toast(`Deleted "${name}"`);
+  } catch (err) {
+    toast(`Could not delete: ${err?.message ?? err}`, 'bad');
+  }
+}
+
+// The server ends a deleted session's subscriptions with an error frame
+// {code: not_found, reason: "session deleted"} (docs/protocol.md §4.4):
+// stop reconnecting and say what happened.
+function onSessionError(id, err) {
+  if (err?.code === 'not_found' && current?.id === id) {
+    closeCurrent();
+    sessions.forget(id);
+    setStatus('closed');
+    renderComposer(null);
+    setComposerEnabled(false);
+    showBanner('bad', 'This session was deleted.');
+    return;
+  }
+  console.warn('agentsync:', err);
+}
+
+// Debug data (sequence, revision, digest) is for developers: hidden unless
+// switched on; the choice is remembered.
+ui.debug.checked = localStorage.getItem('agentsync.debug') === '1';
+toggle(ui.app, 'debug', ui.debug.checked);
+ui.debug.addEventListener('change', () => {
+  localStorage.setItem('agentsync.debug', ui.debug.checked ? '1' : '0');
+  toggle(ui.app, 'debug', ui.debug.checked);
 });
 
 // ---------------------------------------------------------------- sidebar and routing
@@ -473,6 +672,6 @@ function route() {
 
 window.addEventListener('hashchange', route);
 window.addEventListener('focus', () => sessions.refresh());
-window.__agentsync = { session: null, stats };
+window.__agentsync = { session: null, stats, toast };
 sessions.refresh();
 route();

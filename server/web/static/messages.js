@@ -4,9 +4,10 @@
 // already shown: done is final), and moves or removes elements only where the
 // order changed (older history prepended, a resync dropping messages).
 
-import { el, setText, toggle, timeOf } from './util.js';
+import { el, setText, toggle, timeOf, copyText } from './util.js';
 import { icon } from './icons.js';
 import { createPartView } from './parts.js';
+import { placeSteers } from './steer-placement.js';
 
 export class MessageList {
   /** @param {HTMLElement} container the element holding one child per message */
@@ -14,20 +15,39 @@ export class MessageList {
     this.container = container;
     this.ctx = ctx;
     this.views = new Map(); // message_id -> MessageView
+    this.stats = { appends: 0 }; // changes shown by appending alone; read by tests
   }
 
-  /** render brings the DOM in line with messages (oldest first). */
+  /**
+   * applyChange takes a host 'change' event before the view it leads to is
+   * rendered: text a part only grew by is appended to that part's view, and
+   * the message is marked as shown, so render() then skips it. Anything else
+   * (a new part, a changed state, a reset) is left to render().
+   */
+  applyChange(change) {
+    if (change.reset) return;
+    for (const mc of change.messages) {
+      const view = this.views.get(mc.message_id);
+      if (view && mc.message && view.applyAppends(mc)) this.stats.appends++;
+    }
+  }
+
+  /**
+   * render brings the DOM in line with messages (oldest first). An agent
+   * message that answered a steer shows in segments, each keyed on its own
+   * (steer-placement.js).
+   */
   render(messages) {
     const seen = new Set();
     let prev = null;
-    for (const msg of messages) {
-      let view = this.views.get(msg.message_id);
+    for (const { key, msg } of placeSteers(messages)) {
+      let view = this.views.get(key);
       if (!view) {
         view = new MessageView(this.ctx);
-        this.views.set(msg.message_id, view);
+        this.views.set(key, view);
       }
       view.update(msg);
-      seen.add(msg.message_id);
+      seen.add(key);
       const expected = prev ? prev.nextSibling : this.container.firstChild;
       if (expected !== view.el) this.container.insertBefore(view.el, expected);
       prev = view.el;
@@ -54,7 +74,13 @@ class MessageView {
     this.msg = null;
     this.parts = new Map(); // part_id -> part view
     this.who = el('span', { class: 'who' });
-    this.meta = el('span', { class: 'meta', dataset: { testid: 'message-meta' } });
+    this.time = el('span', { class: 'time' });
+    // Sequence and revision: debugging data, shown with the page's debug switch.
+    this.meta = el('span', { class: 'meta debug-only', dataset: { testid: 'message-meta' } });
+    // Copy an agent reply as its markdown source.
+    this.copy = el('button', { type: 'button', class: 'msg-copy', title: 'Copy the reply as markdown', dataset: { testid: 'copy-message' }, text: 'Copy' });
+    this.copy.addEventListener('click', () =>
+      copyText(this.copy, (this.msg?.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n')));
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -62,8 +88,29 @@ class MessageView {
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.meta), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.copy), this.body, this.typing),
     );
+  }
+
+  /**
+   * applyAppends shows a change made only of appended text, in place. It
+   * returns false when the change is more than that: render() then shows the
+   * message whole (a part view that already took its text finds it equal).
+   */
+  applyAppends(mc) {
+    const old = this.msg;
+    if (!old || old.revision !== mc.message.revision || old.parts?.length !== mc.message.parts.length) return false;
+    const views = [];
+    for (const pc of mc.parts) {
+      const view = pc.appended !== undefined ? this.parts.get(pc.part.part_id) : null;
+      if (!view?.append || old.parts[pc.index]?.part_id !== pc.part.part_id) return false;
+      views.push([view, pc]);
+    }
+    for (const [view, pc] of views) {
+      if (!view.append(pc.appended, pc.part)) return false;
+    }
+    this.msg = mc.message;
+    return true;
   }
 
   update(msg) {
@@ -82,20 +129,28 @@ class MessageView {
       setText(this.who, msg.role === 'user' ? 'You' : 'Agent');
     }
     d.messageId = msg.message_id;
+    if (msg.segment) d.segment = msg.segment; // the part after steer #segment
+    else delete d.segment;
     d.sequence = msg.sequence;
     d.revision = msg.revision;
     d.state = msg.role === 'user' ? 'done' : msg.state ?? '';
     toggle(this.el, 'streaming', msg.state === 'streaming');
     toggle(this.el, 'internal', msg.visibility === 'internal');
-    const bits = [timeOf(msg.created_at), `#${msg.sequence}`, `rev ${msg.revision}`];
-    if (msg.visibility === 'internal') bits.push('internal');
-    if (msg.state === 'streaming') bits.push('streaming');
-    setText(this.meta, bits.filter(Boolean).join(' · '));
+    // A message holding only actions (a settings change while idle) is a
+    // note in the flow, not an agent reply.
+    toggle(this.el, 'note-message', isNoteOnly(msg));
+    setText(this.time, timeOf(msg.created_at));
+    this.copy.hidden = msg.role !== 'agent' || msg.state !== 'done' || !(msg.parts ?? []).some((p) => p.type === 'text' && p.text);
+    const debug = [`#${msg.sequence}`, `rev ${msg.revision}`];
+    if (msg.visibility === 'internal') debug.push('internal');
+    if (msg.state === 'streaming') debug.push('streaming');
+    setText(this.meta, debug.join(' · '));
     this.#renderParts(msg);
   }
 
   #renderParts(msg) {
     const parts = msg.parts ?? [];
+    const asked = questionCalls(parts);
     const seen = new Set();
     let prev = null;
     for (const part of parts) {
@@ -107,6 +162,8 @@ class MessageView {
         this.parts.set(part.part_id, view);
       }
       view.update(part, msg);
+      // One card per question: the question card shows the call that asks it.
+      if (part.type === 'tool') view.el.hidden = asked.has(part.tool_call_id);
       seen.add(part.part_id);
       const expected = prev ? prev.nextSibling : this.body.firstChild;
       if (expected !== view.el) this.body.insertBefore(view.el, expected);
@@ -126,8 +183,23 @@ class MessageView {
     const last = parts[parts.length - 1];
     const visiblyStreaming = last && (last.state === 'streaming' || last.state === 'input-streaming');
     const waiting = parts.some((p) => p.type === 'interaction' && p.status === 'pending');
-    this.typing.hidden = !(msg.state === 'streaming' && !visiblyStreaming && !waiting);
+    this.typing.hidden = !(msg.state === 'streaming' && !msg.continued && !visiblyStreaming && !waiting);
   }
+}
+
+/** isNoteOnly: an agent message made of action parts only. */
+export function isNoteOnly(msg) {
+  const parts = msg.parts ?? [];
+  return msg.role === 'agent' && parts.length > 0 && parts.every((p) => p.type === 'action');
+}
+
+// questionCalls: the tool_call_ids that a question interaction stands for.
+function questionCalls(parts) {
+  const ids = new Set();
+  for (const p of parts) {
+    if (p.type === 'interaction' && p.request?.kind === 'question' && p.request.tool_call_id) ids.add(p.request.tool_call_id);
+  }
+  return ids;
 }
 
 function isDone(msg) {

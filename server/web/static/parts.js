@@ -6,10 +6,14 @@
 // ctx, shared by every view, carries the page's actions:
 //   ctx.answer(interactionId, response) -> Promise
 //   ctx.toast(text, kind)
+//   ctx.canRetry() -> whether the server lists the retry action
+//   ctx.retry() -> Promise (posts {action_type: "retry"})
 
-import { el, setText, toggle, pretty, fingerprint, safeURL } from './util.js';
+import { el, setText, toggle, pretty, fingerprint, safeURL, plural } from './util.js';
 import { icon } from './icons.js';
 import { StreamText } from './stream-text.js';
+import { MarkdownView } from './markdown.js';
+import { READ_MARKER } from './steer-placement.js';
 
 /** createPartView returns the view for one part of a message. */
 export function createPartView(part, ctx) {
@@ -29,7 +33,7 @@ export function createPartView(part, ctx) {
     case 'action':
       return new ActionView();
     case 'error':
-      return new ErrorView();
+      return new ErrorView(ctx);
     case 'context':
       return new ContextView();
     default:
@@ -54,29 +58,48 @@ class Base {
   }
 }
 
+// TextView: an agent's text is markdown (what models write); a user's is
+// shown as typed, as chat apps do.
 class TextView {
   constructor() {
-    this.body = new StreamText('text', 'part-text');
-    this.el = el('div', { class: 'part part-text', dataset: { testid: 'part', type: 'text' } }, this.body.el);
+    this.el = el('div', { class: 'part part-text', dataset: { testid: 'part', type: 'text' } });
+    this.body = null;
   }
 
-  update(part) {
+  update(part, msg) {
+    if (!this.body) {
+      this.body = msg?.role === 'agent' ? new MarkdownView('part-text') : new StreamText('text', 'part-text');
+      this.el.append(this.body.el);
+    }
     this.el.dataset.partId = part.part_id;
     const streaming = part.state === 'streaming';
     this.body.set(part.text, streaming);
     toggle(this.body.el, 'streaming', streaming);
   }
+
+  /**
+   * append takes text the part grew by (a change event's `appended`),
+   * without comparing or re-reading the text shown. False when it cannot
+   * (not built yet, or not streaming): the caller renders the part whole.
+   */
+  append(text, part) {
+    if (!this.body || part.state !== 'streaming' || !this.body.streaming) return false;
+    this.body.append(text);
+    return true;
+  }
 }
 
+// ReasoningView: open while the model thinks, folded to one line once it
+// is done ("Thought for 4s" when this page watched it think, else its
+// length in words: parts carry no timestamps). A chevron says it unfolds.
 class ReasoningView {
   constructor() {
-    this.label = el('span', { class: 'label' });
-    this.size = el('span', { class: 'muted' });
+    this.label = el('span', { class: 'label', dataset: { testid: 'reasoning-label' } });
     this.body = new StreamText('text reasoning-text', 'reasoning-text');
     this.details = el(
       'details',
       { class: 'reasoning' },
-      el('summary', {}, icon('spark'), this.label, this.size),
+      el('summary', {}, icon('chevron', 'icon chevron'), this.label),
       this.body.el,
     );
     // Follow the stream (open while thinking, folded once done) until the
@@ -87,6 +110,8 @@ class ReasoningView {
     });
     this.el = el('div', { class: 'part part-reasoning', dataset: { testid: 'part', type: 'reasoning' } }, this.details);
     this.state = null;
+    this.startedAt = 0; // when this page saw it streaming (0: never)
+    this.tookMs = 0;
   }
 
   update(part) {
@@ -94,18 +119,34 @@ class ReasoningView {
     const streaming = part.state === 'streaming';
     this.body.set(part.text, streaming);
     toggle(this.body.el, 'streaming', streaming);
-    setText(this.size, `${(part.text ?? '').length.toLocaleString()} chars`);
     if (part.state !== this.state) {
+      if (streaming && !this.startedAt) this.startedAt = performance.now();
+      if (!streaming && this.startedAt && !this.tookMs) this.tookMs = performance.now() - this.startedAt;
       this.state = part.state;
-      setText(this.label, streaming ? 'Thinking…' : 'Reasoning');
       toggle(this.details, 'live', streaming);
+      this.el.dataset.state = part.state ?? '';
       if (!this.userToggled) this.details.open = streaming;
     }
+    setText(this.label, streaming ? 'Thinking…' : thoughtLabel(this.tookMs, part.text ?? ''));
+  }
+
+  /** append: as TextView.append. */
+  append(text, part) {
+    if (part.state !== 'streaming' || this.state !== 'streaming') return false;
+    this.body.append(text);
+    return true;
   }
 }
 
+function thoughtLabel(ms, text) {
+  if (ms >= 1000) return `Thought for ${Math.round(ms / 1000)}s`;
+  if (ms > 0) return 'Thought for a moment';
+  const words = text.split(/\s+/).filter(Boolean).length;
+  return `Thought · ${plural(words, 'word')}`;
+}
+
 const TOOL_STATES = {
-  'input-streaming': ['Preparing input', 'pending'],
+  'input-streaming': ['Preparing', 'pending'],
   'input-available': ['Ready', 'pending'],
   'awaiting-approval': ['Awaiting approval', 'warn'],
   running: ['Running', 'live'],
@@ -114,81 +155,71 @@ const TOOL_STATES = {
   'output-denied': ['Denied', 'bad'],
 };
 
-const TOOL_STEPS = ['Input', 'Approval', 'Running', 'Result'];
+const FINISHED = new Set(['output-available', 'output-error', 'output-denied']);
 
-function toolStep(state) {
-  switch (state) {
-    case 'input-streaming':
-    case 'input-available':
-      return 0;
-    case 'awaiting-approval':
-      return 1;
-    case 'running':
-      return 2;
-    default:
-      return 3;
-  }
-}
-
+// ToolView: one card per call. While the call is under way it is open and
+// shows its input; once finished it folds to one line (name, state) and
+// unfolds on click to show input and output. A call that is the vehicle of
+// a question (ask_user) is hidden by MessageView: the question card says it.
 class ToolView extends Base {
   constructor() {
     super(null);
     this.name = el('span', { class: 'card-title' });
-    this.callId = el('span', { class: 'muted mono' });
+    this.summaryText = el('span', { class: 'tool-summary muted' });
     this.badge = el('span', { class: 'badge', dataset: { testid: 'tool-state' } });
-    this.steps = TOOL_STEPS.map((s) => el('li', { text: s }));
     this.input = el('pre', { class: 'code', dataset: { testid: 'tool-input' } });
-    this.inputBox = el('details', { class: 'io' }, el('summary', { text: 'Input' }), this.input);
     this.output = el('pre', { class: 'code', dataset: { testid: 'tool-output' } });
     this.outputLabel = el('div', { class: 'io-label' });
     this.outputBox = el('div', { class: 'io' }, this.outputLabel, this.output);
-    this.el = el(
-      'div',
-      { class: 'part card tool', dataset: { testid: 'tool', type: 'tool' } },
-      el('div', { class: 'card-head' }, icon('tool'), this.name, this.callId, this.badge),
-      el('ol', { class: 'steps' }, ...this.steps),
-      this.inputBox,
-      this.outputBox,
+    this.head = el('summary', { class: 'card-head', dataset: { testid: 'tool-head' } },
+      icon('chevron', 'icon chevron'), icon('tool'), this.name, this.summaryText, this.badge);
+    this.details = el('details', { class: 'tool-details' },
+      this.head,
+      el('div', { class: 'tool-body' }, el('div', { class: 'io' }, el('div', { class: 'io-label', text: 'Input' }), this.input), this.outputBox),
     );
-    // Once the user folds or unfolds the input, stop doing it for them.
-    this.inputBox.querySelector('summary').addEventListener('click', () => {
-      this.inputBox.dataset.auto = 'off';
+    this.el = el('div', { class: 'part card tool', dataset: { testid: 'tool', type: 'tool' } }, this.details);
+    // Once the user folds or unfolds it, stop doing it for them.
+    this.userToggled = false;
+    this.head.addEventListener('click', () => {
+      this.userToggled = true;
     });
   }
 
-  render(part, msg) {
+  render(part) {
     const [label, tone] = TOOL_STATES[part.state] ?? [part.state ?? 'unknown', 'pending'];
-    // The approval step only applies to calls gated by an approval.
-    const gated = part.state === 'awaiting-approval' || part.state === 'output-denied' ||
-      (msg?.parts ?? []).some((p) => p.type === 'interaction' && p.request?.kind === 'approval' && p.request?.tool_call_id === part.tool_call_id);
+    const finished = FINISHED.has(part.state);
     this.el.dataset.state = part.state ?? '';
+    this.el.title = part.tool_call_id ?? '';
     setText(this.name, part.tool_name || 'tool');
-    setText(this.callId, part.tool_call_id ?? '');
+    setText(this.summaryText, oneLine(part.input));
     setText(this.badge, label);
     this.badge.className = `badge ${tone}`;
-
-    const step = toolStep(part.state);
-    const failed = part.state === 'output-error' || part.state === 'output-denied';
-    this.steps.forEach((li, i) => {
-      li.className = i < step ? 'done' : i === step ? (failed ? 'current bad' : 'current') : '';
-    });
-    if (!gated) this.steps[1].className = 'skipped';
-    if (part.state === 'output-denied') this.steps[2].className = 'skipped'; // it never ran
-    setText(this.steps[1], gated ? 'Approval' : 'No approval');
-    setText(this.steps[3], part.state === 'output-denied' ? 'Denied' : part.state === 'output-error' ? 'Error' : 'Result');
+    toggle(this.el, 'finished', finished);
+    if (!this.userToggled) this.details.open = !finished;
 
     setText(this.input, pretty(part.input) || (part.state === 'input-streaming' ? '…' : '{}'));
-    // Show the input while there is nothing else to look at.
-    if (this.inputBox.dataset.auto !== 'off') this.inputBox.open = step < 3;
-
     let out = null;
     if (part.state === 'output-denied') out = part.output ?? 'The user denied this call.';
     else if (part.output !== undefined && part.output !== null) out = part.output;
     this.outputBox.hidden = out === null;
+    const failed = part.state === 'output-error' || part.state === 'output-denied';
     toggle(this.outputBox, 'bad', failed);
     setText(this.outputLabel, part.state === 'output-error' ? 'Error' : part.state === 'output-denied' ? 'Denied' : 'Output');
     setText(this.output, out === null ? '' : pretty(out));
   }
+}
+
+// oneLine is a tool input as a short summary for the folded card:
+// {"city":"Oslo"} -> city: Oslo.
+function oneLine(input) {
+  if (input == null) return '';
+  let s;
+  if (typeof input === 'object' && !Array.isArray(input)) {
+    s = Object.entries(input).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : fingerprint(v)}`).join(', ');
+  } else {
+    s = typeof input === 'string' ? input : fingerprint(input);
+  }
+  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
 }
 
 class InteractionView extends Base {
@@ -200,6 +231,7 @@ class InteractionView extends Base {
     this.iconSlot = el('span', { class: 'icon-slot' });
     this.prompt = el('div', { class: 'prompt', dataset: { testid: 'interaction-prompt' } });
     this.detail = el('pre', { class: 'code small' });
+    this.why = el('div', { class: 'why muted', dataset: { testid: 'approval-why' } });
     this.result = el('div', { class: 'result', dataset: { testid: 'interaction-result' } });
     this.controls = el('div', { class: 'controls' });
     this.el = el(
@@ -207,6 +239,7 @@ class InteractionView extends Base {
       { class: 'part card interaction', dataset: { testid: 'interaction', type: 'interaction' } },
       el('div', { class: 'card-head' }, this.iconSlot, this.title, this.badge),
       this.prompt,
+      this.why,
       this.detail,
       this.controls,
       this.result,
@@ -243,13 +276,17 @@ class InteractionView extends Base {
       setText(this.detail, shown === undefined ? '' : pretty(shown));
       this.detail.hidden = shown === undefined || !pending;
       this.prompt.hidden = !pending;
+      setText(this.why, approvalWhy(req.reason, what));
+      this.why.hidden = !pending || !this.why.textContent;
     } else if (kind === 'question') {
       setText(this.title, 'Question');
       setText(this.prompt, req.question ?? '');
       this.detail.hidden = true;
+      this.why.hidden = true;
     } else {
       setText(this.title, `Interaction: ${req.kind ?? 'unknown'}`);
       setText(this.prompt, '');
+      this.why.hidden = true;
       setText(this.detail, pretty(part.request));
       this.detail.hidden = false;
     }
@@ -306,6 +343,14 @@ class InteractionView extends Base {
   }
 }
 
+// approvalWhy explains an approval from its request's reason
+// (docs/protocol.md §2): why send_email asks even under "auto".
+function approvalWhy(reason, what) {
+  if (reason === 'tool_requires_approval') return `${what} always asks before it runs, whatever the approval mode.`;
+  if (reason === 'approval_mode_ask') return 'Asked because the approval mode is "ask before tools run".';
+  return '';
+}
+
 function describeResult(kind, part) {
   if (part.status === 'cancelled') return 'Cancelled: the turn ended before an answer came.';
   if (part.status !== 'resolved') return '';
@@ -315,6 +360,9 @@ function describeResult(kind, part) {
   return `Response: ${pretty(part.response)}`;
 }
 
+// FileView: a file chip that downloads the file under its own name (a
+// data: URL opened in a new tab shows about:blank), with its size when the
+// URL tells it.
 class FileView extends Base {
   constructor() {
     super(el('div', { class: 'part file', dataset: { testid: 'file', type: 'file' } }));
@@ -322,17 +370,50 @@ class FileView extends Base {
 
   render(part) {
     const href = safeURL(part.url);
-    const name = part.filename || (part.url ? String(part.url).split('/').pop() : 'file');
-    const link = el(href ? 'a' : 'span', { class: 'file-chip', href, target: href ? '_blank' : null, rel: 'noopener' },
-      icon('file'),
-      el('span', { class: 'file-name', text: name }),
-      el('span', { class: 'muted', text: part.media_type ?? '' }),
+    const name = part.filename || (part.url && !String(part.url).startsWith('data:') ? String(part.url).split(/[?#]/)[0].split('/').pop() : '') || 'file';
+    const bytes = dataURLSize(part.url);
+    const same = href && (href.startsWith('data:') || href.startsWith('blob:') || new URL(href).origin === location.origin);
+    const link = el(href ? 'a' : 'span', {
+      class: 'file-chip',
+      href,
+      // download only works for same-origin, data: and blob: URLs; any other
+      // opens in a new tab.
+      download: same ? name : null,
+      target: href && !same ? '_blank' : null,
+      rel: href && !same ? 'noopener' : null,
+      dataset: { testid: 'file-link' },
+    },
+    icon('file'),
+    el('span', { class: 'file-name', text: name }),
+    el('span', { class: 'muted', dataset: { testid: 'file-meta' }, text: [part.media_type, bytes === null ? '' : formatBytes(bytes)].filter(Boolean).join(' · ') }),
     );
     const preview = href && String(part.media_type ?? '').startsWith('image/')
       ? el('img', { class: 'file-preview', src: href, alt: name, loading: 'lazy' })
       : null;
     this.el.replaceChildren(...[preview, link].filter(Boolean));
   }
+}
+
+// dataURLSize is the decoded size in bytes of a data: URL, null for others.
+function dataURLSize(url) {
+  const m = /^data:[^,]*?(;base64)?,(.*)$/s.exec(typeof url === 'string' ? url : '');
+  if (!m) return null;
+  if (!m[1]) {
+    try {
+      return new TextEncoder().encode(decodeURIComponent(m[2])).length;
+    } catch {
+      return null;
+    }
+  }
+  const b64 = m[2].replace(/[^A-Za-z0-9+/=]/g, '');
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return Math.floor((b64.length * 3) / 4) - pad;
+}
+
+function formatBytes(n) {
+  if (n < 1024) return plural(n, 'byte');
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
 class DataView extends Base {
@@ -349,6 +430,8 @@ class DataView extends Base {
   }
 
   render(part) {
+    // A steer's read marker is placement data (steer-placement.js), not content.
+    this.el.hidden = part.data_type === READ_MARKER;
     setText(this.type, part.data_type || 'data');
     setText(this.id, part.data_id ?? '');
     setText(this.body, pretty(part.data) || 'null');
@@ -379,48 +462,74 @@ function barChart(data) {
   );
 }
 
-const ACTION_NAMES = { stop: 'Stop', set_model: 'Model changed', set_approval_mode: 'Approval mode changed' };
+const ACTION_NAMES = { stop: 'Stopped', set_model: 'Model changed', set_approval_mode: 'Approval mode changed', retry: 'Retried' };
 
+// ActionView: a settings change or a stop is a small note in the flow, not
+// a card. A stop's note is the error part "stopped" (ErrorView): its action
+// part stays hidden so a stop reads once, as "Stopped".
 class ActionView extends Base {
   constructor() {
     super(null);
     this.title = el('span', { class: 'action-title' });
-    this.badge = el('span', { class: 'badge' });
-    this.el = el('div', { class: 'part action', dataset: { testid: 'action', type: 'action' } }, icon('bolt'), this.title, this.badge);
+    this.el = el('div', { class: 'part note action', dataset: { testid: 'action', type: 'action' } }, icon('bolt'), this.title);
   }
 
   render(part) {
-    setText(this.title, part.title || ACTION_NAMES[part.action_type] || part.action_type || 'action');
-    setText(this.badge, part.state ?? '');
-    this.badge.className = `badge ${part.state === 'completed' ? 'ok' : part.state === 'failed' ? 'bad' : 'pending'}`;
+    this.el.hidden = part.action_type === 'stop';
+    const failed = part.state === 'failed';
+    setText(this.title, (part.title || ACTION_NAMES[part.action_type] || part.action_type || 'action') + (failed ? ' (failed)' : part.state === 'pending' ? '…' : ''));
     this.el.dataset.state = part.state ?? '';
+    this.el.dataset.actionType = part.action_type ?? '';
   }
 }
 
+const QUIET_CODES = new Set(['stopped', 'cancelled']);
+
+// ErrorView: a stop the user asked for is a quiet "Stopped" note; any other
+// error is a card, with a Retry button when it is recoverable and the
+// server supports the retry action (ctx.canRetry()).
 class ErrorView extends Base {
-  constructor() {
+  constructor(ctx) {
     super(null);
-    this.code = el('span', { class: 'card-title mono' });
+    this.ctx = ctx;
+    this.code = el('span', { class: 'card-title' });
     this.message = el('div', { class: 'error-message' });
-    this.meta = el('div', { class: 'muted' });
-    this.el = el(
-      'div',
-      { class: 'part card error', dataset: { testid: 'error', type: 'error' } },
-      el('div', { class: 'card-head' }, icon('alert'), this.code),
-      this.message,
-      this.meta,
-    );
+    this.retry = el('button', { type: 'button', class: 'btn small', dataset: { testid: 'retry' }, text: 'Retry', onclick: () => this.#retry() });
+    this.el = el('div', { class: 'part card error', dataset: { testid: 'error', type: 'error' } });
+    this.card = [el('div', { class: 'card-head' }, icon('alert'), this.code, this.retry), this.message];
   }
 
   render(part) {
-    setText(this.code, part.code || 'error');
-    // A stop the user asked for is recorded as an error part, but it is no
-    // failure: show it quietly.
-    toggle(this.el, 'soft', part.code === 'stopped' || part.code === 'cancelled');
+    const quiet = QUIET_CODES.has(part.code);
+    this.el.className = quiet ? 'part note stopped' : 'part card error';
+    this.el.dataset.testid = quiet ? 'stopped-note' : 'error';
+    this.el.dataset.code = part.code ?? '';
+    if (quiet) {
+      this.el.replaceChildren(icon('stop'), el('span', { text: part.code === 'stopped' ? 'Stopped' : 'Cancelled' }));
+      return;
+    }
+    if (this.el.firstChild !== this.card[0]) this.el.replaceChildren(...this.card);
+    setText(this.code, errorTitle(part));
     setText(this.message, part.message ?? '');
-    const scope = part.scope ? `${part.scope} error` : 'error';
-    setText(this.meta, `${scope} · ${part.recoverable ? 'recoverable' : 'not recoverable'}`);
+    this.message.title = `${part.scope ?? ''} error ${part.code ?? ''}`.trim();
+    this.retry.hidden = !(part.recoverable && this.ctx.canRetry());
   }
+
+  async #retry() {
+    this.retry.disabled = true;
+    try {
+      await this.ctx.retry();
+    } catch (err) {
+      this.ctx.toast(`Could not retry: ${err?.message ?? err}`, 'bad');
+    } finally {
+      this.retry.disabled = false;
+    }
+  }
+}
+
+function errorTitle(part) {
+  const words = String(part.code || 'error').replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 class ContextView extends Base {

@@ -32,6 +32,7 @@ export class StreamText {
   set(text, streaming = false) {
     const value = text ?? '';
     this.chunking = streaming;
+    this.streaming = streaming;
     if (value === this.shown) {
       if (!streaming && this.el.childElementCount > 1) this.#reset(value);
       return;
@@ -42,6 +43,12 @@ export class StreamText {
       this.#reset(value); // done, or not an extension (a different committed text): start over
     }
     this.shown = value;
+  }
+
+  /** append adds suffix to a streaming text (a change event's `appended`). */
+  append(suffix) {
+    this.#append(suffix);
+    this.shown += suffix;
   }
 
   #reset(text) {

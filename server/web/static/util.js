@@ -113,3 +113,18 @@ export function timeOf(ms) {
 export function plural(n, word) {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/**
+ * copyText writes text to the clipboard and says so on the button for a
+ * moment ("Copied", or "Copy failed" where the clipboard is refused),
+ * then reads "Copy" again.
+ */
+export async function copyText(button, text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    button.textContent = 'Copy failed';
+  }
+  setTimeout(() => (button.textContent = 'Copy'), 1500);
+}

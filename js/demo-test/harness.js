@@ -1,0 +1,111 @@
+// Shared by the demo page's browser tests: builds the reference server,
+// runs it on a free 127.0.0.1 port with a temporary SQLite file, and
+// launches Debian's Chromium through playwright-core.
+
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+export const artifacts = path.join(here, 'artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * startDemo builds and starts the server (speed: the scripted model's delay
+ * per delta) and a browser. Returns {url, browser, logs, close}.
+ */
+export async function startDemo({ speed = '2ms' } = {}) {
+  const tmp = await mkdtemp(path.join(tmpdir(), 'agentsync-demo-'));
+  const bin = path.join(tmp, 'syncserver');
+  // A cold build compiles SQLite (translated to Go): allow minutes.
+  await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
+    cwd: repo,
+    timeout: 10 * 60 * 1000,
+    maxBuffer: 16 << 20,
+  });
+  const server = await startServer(bin, path.join(tmp, 'demo.db'), speed);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return {
+    url: server.url,
+    browser,
+    logs: server.logs,
+    async close() {
+      await browser.close();
+      await stopServer(server.proc);
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+// startServer runs the binary on 127.0.0.1 port 0 and reads the bound URL
+// from its "listening on http://..." line.
+function startServer(bin, db, speed) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-db', db, '-speed', speed, '-log-level', 'warn'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs = [];
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('')}`)), 30000);
+    proc.stderr.on('data', (d) => logs.push(String(d)));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], logs });
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${logs.join('')}`));
+    });
+  });
+}
+
+function stopServer(proc) {
+  if (proc.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 15000);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** watchErrors collects the page's uncaught errors and console errors. */
+export function watchErrors(page) {
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  return errors;
+}
+
+// settled: the page's session is live and the page shows no agent message
+// streaming. It reads the DOM, not session.view: reading the view flushes
+// the host's pending changes, and the test must not change what it observes.
+export const settled = () => {
+  const s = window.__agentsync?.session;
+  return !!s && s.status === 'live' &&
+    document.querySelectorAll('[data-testid="message"]').length > 0 &&
+    document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length === 0;
+};

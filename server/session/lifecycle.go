@@ -1,0 +1,63 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// DeletedReason is the reason of the error frame a deleted session's
+// subscribers get (code not_found) before their socket closes
+// (docs/protocol.md §4.4).
+const DeletedReason = "session deleted"
+
+// Rename sets a session's title (see store.RenameSession for the rules).
+func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Session, error) {
+	if err := m.open(); err != nil {
+		return store.Session{}, err
+	}
+	return m.store.RenameSession(ctx, sessionID, title)
+}
+
+// Delete removes a session for good: its running turn is stopped, its rows
+// deleted, and every subscriber gets an error frame (not_found, "session
+// deleted") after which its subscription ends. Later requests about it are
+// CodeNotFound.
+func (m *Manager) Delete(ctx context.Context, sessionID string) error {
+	s, err := m.session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	// No new turn or subscription from here on; a running turn closes its
+	// message before its rows go.
+	s.mu.Lock()
+	s.closing = true
+	t := s.turn
+	if t != nil {
+		t.cancel(errShutdown)
+	}
+	s.mu.Unlock()
+	if t != nil {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return fmt.Errorf("session %s: waiting for the turn to stop before deleting: %w", sessionID, ctx.Err())
+		}
+	}
+
+	// Rows first, then the in-memory session: a request in between finds
+	// the closing session, one after finds nothing in the store either.
+	if err := m.store.DeleteSession(ctx, sessionID); err != nil {
+		return fmt.Errorf("session %s: delete: %w", sessionID, err)
+	}
+	m.mu.Lock()
+	delete(m.live, sessionID)
+	m.mu.Unlock()
+	s.mu.Lock()
+	s.hub.Publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})
+	s.mu.Unlock()
+	s.hub.Close()
+	return nil
+}
