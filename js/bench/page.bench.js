@@ -18,7 +18,7 @@ try {
   await page.addInitScript(() => {
     window.__perf = { tasks: [], frames: [], on: false };
     new PerformanceObserver((list) => {
-      if (window.__perf.on) for (const e of list.getEntries()) window.__perf.tasks.push(e.duration);
+      if (window.__perf.on) for (const e of list.getEntries()) { window.__perf.tasks.push(e.duration); (window.__perf.at ??= []).push([Math.round(e.startTime - window.__perf.t0), Math.round(e.duration)]); }
     }).observe({ type: 'longtask', buffered: false });
     let last = 0;
     const frame = (t) => {
@@ -31,7 +31,7 @@ try {
   await page.goto(`${demo.url}/`);
   await page.getByTestId('new-session').click();
   await page.locator('[data-testid="status"][data-status="live"]').waitFor();
-  await page.evaluate(() => { window.__perf.on = true; });
+  await page.evaluate(() => { window.__perf.on = true; window.__perf.t0 = performance.now(); });
   const t0 = Date.now();
   await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
   await page.getByTestId('input').press('Enter');
@@ -47,7 +47,7 @@ try {
   const q = (p) => (frames.length ? frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] : 0);
   console.log(JSON.stringify({
     name: `page_long_${CHARS}`, runs: 1, seconds,
-    longest_task_ms: Math.round(Math.max(0, ...perf.tasks)), long_tasks: perf.tasks.length,
+    longest_task_ms: Math.round(Math.max(0, ...perf.tasks)), long_tasks: perf.tasks.length, task_at_ms: perf.at ?? [],
     median_frame_ms: Math.round(q(0.5) * 10) / 10, p95_frame_ms: Math.round(q(0.95) * 10) / 10, frames: frames.length,
   }));
   await context.close();

@@ -31,6 +31,11 @@ import { StreamText } from './stream-text.js';
 import { el, copyText } from './util.js';
 
 const OPEN_LIMIT = 4096;
+// A streamed answer longer than this is not parsed again in full when it
+// is done: the blocks it settled while streaming stay, and only the open
+// one is rendered. A full parse of a 1 MB answer holds the main thread for
+// hundreds of milliseconds; below this size it costs a few.
+const FULL_PARSE_LIMIT = 32 * 1024;
 const HIGHLIGHT_LIMIT = 20000; // longer code blocks stay plain: highlighting them would stall a frame
 
 const md = new Marked({ gfm: true, breaks: false });
@@ -126,6 +131,10 @@ export class MarkdownView {
       return;
     }
     if (!streaming && !this.streaming && value === this.source && this.rendered) return;
+    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && value.startsWith(this.source)) {
+      this.#finish(value);
+      return;
+    }
     this.#reset(value, streaming);
   }
 
@@ -139,6 +148,27 @@ export class MarkdownView {
       if (!this.source.slice(Math.max(this.settledEnd, from - 2)).includes('\n\n')) return;
     }
     this.#renderOpen();
+  }
+
+  // finish closes a long streamed text: what is left open is rendered as
+  // its last blocks, the settled ones are kept.
+  #finish(text) {
+    this.source = text;
+    this.streaming = false;
+    this.stats.finishRenders = (this.stats.finishRenders ?? 0) + 1;
+    const rest = text.slice(this.settledEnd);
+    if (this.plain && rest.length > FULL_PARSE_LIMIT) {
+      // One block longer than a full parse is worth (a model that never
+      // breaks its paragraphs): it stays the plain text it streamed as.
+      this.plain.set(rest, false);
+      this.settledEnd = text.length;
+      this.plain = null;
+      return;
+    }
+    this.plain = null;
+    this.tail.replaceChildren();
+    this.tail.before(renderMarkdown(rest));
+    this.settledEnd = text.length;
   }
 
   #reset(text, streaming) {
