@@ -185,6 +185,7 @@ export class Session {
     this.dirty = true; // the core handled events since the view was patched
     this.recovering = false; // a rebuilt core is not live yet: keep the old messages
     this.pendingChanges = []; // change events not yet emitted, oldest first
+    this._notify = () => this._notifyNow();
     this.flushScheduled = false;
   }
 
@@ -629,21 +630,28 @@ export class Session {
   _schedule() {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    this.scheduler(() => {
-      this.flushScheduled = false;
-      this._flush();
-      // Every change the flushes took, in order; then the listeners, with
-      // the view (compared with what they last got: a read of session.view
-      // in between may already have flushed).
+    this.scheduler(this._notify);
+  }
+
+  // The scheduled flush (bound once in the constructor: a delta allocates
+  // no closure): every change the flushes took, in order; then the
+  // listeners, with the view (compared with what they last got: a read of
+  // session.view in between may already have flushed).
+  _notifyNow() {
+    this.flushScheduled = false;
+    this._flush();
+    if (this.pendingChanges.length > 0) {
       const changes = this.pendingChanges;
       this.pendingChanges = [];
       for (const c of changes) this._emit('change', c);
-      const v = this._view;
-      if (v !== this.notifiedView && this.listeners.size > 0) {
-        this.notifiedView = v;
-        for (const fn of [...this.listeners]) safeCall(fn, v, this);
-      }
-    });
+    }
+    const v = this._view;
+    if (v !== this.notifiedView && this.listeners.size > 0) {
+      this.notifiedView = v;
+      // A Set iterates what is added during the loop too, and skips what
+      // is deleted: a listener may unsubscribe itself or another.
+      for (const fn of this.listeners) safeCall(fn, v, this);
+    }
   }
 
   // Brings _view up to date with what the core says changed since the last
@@ -680,6 +688,11 @@ export class Session {
     }
     const old = this._view;
     let messages = old.messages;
+    if (!ch.reset && ch.messages.length === 0 && old.status === this.status && old.total === (ch.total ?? 0) &&
+        old.has_more_older === !!ch.has_more_older && old.loading_older === !!ch.loading_older &&
+        old.include_internal === !!ch.include_internal && (old.next_before_sequence ?? 0) === (ch.next_before_sequence ?? 0)) {
+      return false; // nothing a reader can see changed: the view keeps its identity
+    }
     const change = { reset: !!ch.reset, messages: [] };
     if (ch.reset) {
       messages = ch.messages.map((mc) => mc.message);
@@ -707,23 +720,24 @@ export class Session {
         }
       }
     }
-    this._view = {
+    const view = {
       session_id: this.sessionId,
       status: this.status,
       messages,
       total: ch.total ?? 0,
       has_more_older: !!ch.has_more_older,
-      ...(ch.next_before_sequence ? { next_before_sequence: ch.next_before_sequence } : {}),
       loading_older: !!ch.loading_older,
       include_internal: !!ch.include_internal,
     };
+    if (ch.next_before_sequence) view.next_before_sequence = ch.next_before_sequence;
+    this._view = view;
     if (change.reset || change.messages.length > 0) this.pendingChanges.push(change);
     return true;
   }
 
   _emit(type, arg) {
     const set = this.handlers.get(type);
-    if (set) for (const fn of [...set]) safeCall(fn, arg, this);
+    if (set) for (const fn of set) safeCall(fn, arg, this);
     else if (type === 'error') this._log('agentsync error', arg);
   }
 }
