@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +35,8 @@ type Result struct {
 	MaxRSSBytes  int64   `json:"max_rss_bytes"`
 	ModuleBytes  uint64  `json:"module_bytes"`
 	Renders      int     `json:"renders"`
+	// SeenChars is the longest answer text the listener saw.
+	SeenChars int `json:"seen_chars"`
 }
 
 func main() {
@@ -85,13 +88,15 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 
 	// The listener reads what the view holds of the answer, as an app
 	// rendering it would.
-	var seen int
+	var mu sync.Mutex // the listener runs on the client's subscriber goroutine
 	unsub := c.Subscribe(func(v synccore.View) {
+		mu.Lock()
+		defer mu.Unlock()
 		res.Renders++
 		if n := len(v.Messages); n > 0 {
 			for _, p := range v.Messages[n-1].Parts {
 				if p.Type == synccore.PartText {
-					seen = len(p.Text)
+					res.SeenChars = max(res.SeenChars, len(p.Text))
 				}
 			}
 		}
@@ -111,6 +116,8 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	if err != nil {
 		return res, err
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	res.Seconds = time.Since(start).Seconds()
 	res.CPUSeconds = cpuSeconds() - cpu0
 	v := c.View()
@@ -124,7 +131,6 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	if got < chars {
 		return res, fmt.Errorf("answer has %d characters, want %d", got, chars)
 	}
-	_ = seen
 	res.Deltas = (chars + delta - 1) / delta
 	res.DeltasPerSec = float64(res.Deltas) / res.Seconds
 	var ru syscall.Rusage
