@@ -464,3 +464,22 @@ test('dark mode follows prefers-color-scheme', { timeout: 60000 }, async () => {
     }, { colorScheme: scheme });
   }
 });
+
+test('regenerate asks the last question again, from the newest reply only', { timeout: 90000 }, async () => {
+  await withPage(async (page) => {
+    await newSession(page);
+    await turn(page, 'scenario:text chars=40');
+    await turn(page, 'scenario:text chars=30');
+    const regen = page.locator('[data-testid="regenerate"]:not([hidden])');
+    assert.equal(await regen.count(), 1, 'one Regenerate, on the newest reply');
+    const before = await page.locator('[data-testid="message"]').count();
+    await regen.click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length >= n + 2, before);
+    await page.waitForFunction(settled, null, { timeout: 30000 });
+    const users = await page.evaluate(() => window.__agentsync.session.view.messages.filter((m) => m.role === 'user').map((m) => m.parts[0].text));
+    assert.deepEqual(users, ['scenario:text chars=40', 'scenario:text chars=30', 'scenario:text chars=30']);
+    assert.equal(await regen.count(), 1, 'still one Regenerate, now on the new reply');
+    const last = await page.evaluate(() => window.__agentsync.session.view.messages.at(-1).message_id);
+    assert.equal(await page.locator(`[data-message-id="${last}"] [data-testid="regenerate"]:not([hidden])`).count(), 1);
+  });
+});

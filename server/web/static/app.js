@@ -104,6 +104,16 @@ const messages = new MessageList(ui.list, {
     follow = true;
     return requireSession().action('retry');
   },
+  // Regenerate asks again: it sends the words of the user message the reply
+  // answered as a new message (the session's history is append-only, so the
+  // first answer stays above the new one).
+  regenerate: (reply) => {
+    const asked = requireSession().view.messages.findLast((m) => m.role === 'user' && m.visibility !== 'internal' && m.sequence < reply.sequence);
+    const parts = (asked?.parts ?? []).filter((p) => p.type === 'text' && p.text).map((p) => ({ type: 'text', text: p.text }));
+    if (parts.length === 0) throw new Error('no question to ask again');
+    follow = true;
+    return requireSession().send(parts);
+  },
 });
 
 const sessions = new Sessions({ base, token, list: $('session-list'), toast, onRename: renameSession, onDelete: deleteSession });

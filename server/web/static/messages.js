@@ -40,6 +40,7 @@ export class MessageList {
   render(messages) {
     const seen = new Set();
     let prev = null;
+    let lastReply = null; // the newest agent reply with text
     for (const { key, msg } of placeSteers(messages)) {
       let view = this.views.get(key);
       if (!view) {
@@ -48,10 +49,13 @@ export class MessageList {
       }
       view.update(msg);
       seen.add(key);
+      if (msg.role === 'agent' && !view.copy.hidden) lastReply = view;
+      else if (msg.role === 'user' && msg.visibility !== 'internal') lastReply = null;
       const expected = prev ? prev.nextSibling : this.container.firstChild;
       if (expected !== view.el) this.container.insertBefore(view.el, expected);
       prev = view.el;
     }
+    for (const view of this.views.values()) view.regen.hidden = view !== lastReply || !this.ctx.regenerate;
     if (seen.size !== this.views.size) {
       for (const [id, view] of this.views) {
         if (!seen.has(id)) {
@@ -81,6 +85,15 @@ class MessageView {
     this.copy = el('button', { type: 'button', class: 'msg-copy', title: 'Copy the reply as markdown', dataset: { testid: 'copy-message' }, text: 'Copy' });
     this.copy.addEventListener('click', () =>
       copyText(this.copy, (this.msg?.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n')));
+    // Ask again: shown on the newest finished reply only (MessageList.render).
+    this.regen = el('button', { type: 'button', class: 'msg-copy msg-regen', title: 'Ask the same again', dataset: { testid: 'regenerate' }, text: 'Regenerate' });
+    this.regen.hidden = true;
+    this.regen.addEventListener('click', () => {
+      this.regen.disabled = true;
+      Promise.resolve(this.ctx.regenerate?.(this.msg))
+        .catch((err) => this.ctx.toast?.(`Could not regenerate: ${err?.message ?? err}`, 'bad'))
+        .finally(() => { this.regen.disabled = false; });
+    });
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -88,7 +101,7 @@ class MessageView {
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.copy), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.copy, this.regen), this.body, this.typing),
     );
   }
 
