@@ -63,10 +63,9 @@ func EncodeChanges(ch Changes) []byte {
 // DecodeChanges decodes the answer of agentsync_changes.
 func DecodeChanges(b []byte) (Changes, error) {
 	var ch Changes
-	err := decodeWith(b, "changes", func(d *decoder) {
-		d.r.shared = make(map[string]string, 16)
-		d.changes(&ch)
-	})
+	// No interning table (DecodeView's): a take is usually one delta, and
+	// the table would cost more than the few strings it holds.
+	err := decodeWith(b, "changes", func(d *decoder) { d.changes(&ch) })
 	if err != nil {
 		return Changes{}, err
 	}
