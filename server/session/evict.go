@@ -14,12 +14,13 @@ import (
 // no request inside the manager (pins), no running turn (which includes a
 // turn waiting on an approval), no subscriber.
 
-// evictable reports whether s may leave memory. Caller holds m.mu.
+// evictable reports whether s may leave memory. Caller holds m.mu. A
+// session whose lock is held (a turn committing) is busy: TryLock keeps
+// the manager's lock from waiting on it.
 func (m *Manager) evictable(s *live) bool {
-	if s.pins > 0 {
+	if s.pins > 0 || !s.mu.TryLock() {
 		return false
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.turn == nil && !s.closing && s.hub.Len() == 0
 }
