@@ -110,6 +110,10 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	if err := a.checkOwner(ctx, req.ID); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	sub, err := a.openSub(ctx, req.ID)
 	if err != nil {
 		a.writeError(w, r, err)

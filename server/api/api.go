@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/agentsync/agentsync/server/auth"
 )
 
 // Defaults of Config's zero fields (docs/protocol.md §5).
@@ -22,8 +24,14 @@ const (
 type Config struct {
 	Manager Manager
 	Logger  *slog.Logger
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every API request (or ?token= on subscribe, for browsers).
+	// Authorizer resolves every API request to a principal, the owner of
+	// the sessions it creates and the only one who may use them (see
+	// server/auth). Nil means auth.SharedToken(Token) when Token is set,
+	// else auth.Open.
+	Authorizer auth.Authorizer
+	// Token, when set and Authorizer is nil, is required as
+	// "Authorization: Bearer <token>" on every API request (or ?token= on
+	// subscribe, for browsers).
 	Token string
 	// AllowedOrigins are browser origins allowed besides the server's own
 	// host: "http://localhost:5173", "localhost:5173", or "*" for any.
@@ -49,7 +57,7 @@ type Config struct {
 type api struct {
 	mgr          Manager
 	log          *slog.Logger
-	token        string
+	auth         auth.Authorizer
 	origins      originPolicy
 	maxBody      int64
 	upgrader     wsUpgrader
@@ -63,7 +71,7 @@ func New(cfg Config) http.Handler {
 	a := &api{
 		mgr:          cfg.Manager,
 		log:          cfg.Logger,
-		token:        cfg.Token,
+		auth:         authorizerOf(cfg),
 		origins:      newOriginPolicy(cfg.AllowedOrigins),
 		maxBody:      cfg.MaxBodyBytes,
 		pingInterval: cfg.PingInterval,

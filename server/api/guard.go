@@ -1,7 +1,6 @@
 package api
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,21 +50,9 @@ func (p originPolicy) allows(r *http.Request) bool {
 		p.origins[strings.ToLower(u.Scheme)+"://"+host] || p.hosts[host]
 }
 
-// authorized checks the bearer token in constant time. The query form is
-// accepted only where a browser cannot set headers (the WebSocket).
-func (a *api) authorized(r *http.Request, allowQuery bool) bool {
-	if a.token == "" {
-		return true
-	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok && allowQuery {
-		got, ok = r.URL.Query().Get("token"), true
-	}
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
-}
-
 // guard wraps an API handler with the origin check, CORS headers for
-// allowed cross-origin callers, and the bearer token check.
+// allowed cross-origin callers, and the authorizer, whose principal the
+// request's context then carries.
 func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !a.origins.allows(r) {
@@ -73,11 +60,12 @@ func (a *api) guard(allowQueryToken bool, next http.HandlerFunc) http.HandlerFun
 			return
 		}
 		a.allowOrigin(w, r)
-		if !a.authorized(r, allowQueryToken) {
-			a.writeError(w, r, synccore.Errorf(synccore.CodeUnauthorized, "missing or wrong bearer token"))
+		authed, err := a.authorize(r, allowQueryToken)
+		if err != nil {
+			a.writeError(w, r, err)
 			return
 		}
-		next(w, r)
+		next(w, authed)
 	}
 }
 

@@ -1,8 +1,12 @@
 package api
 
 import (
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/agentsync/agentsync/server/auth"
 )
 
 func TestOriginPolicy(t *testing.T) {
@@ -34,23 +38,28 @@ func TestOriginPolicy(t *testing.T) {
 }
 
 func TestAuthorized(t *testing.T) {
-	a := &api{token: "s3cret"}
+	a := &api{auth: auth.SharedToken("s3cret"), log: slog.New(slog.DiscardHandler)}
+	ok := func(r *http.Request, allowQuery bool) bool {
+		_, err := a.authorize(r, allowQuery)
+		return err == nil
+	}
 	r := httptest.NewRequest("GET", "/v1/sessions/x/subscribe?token=s3cret", nil)
-	if a.authorized(r, false) {
+	if ok(r, false) {
 		t.Error("query token accepted where only the header is allowed")
 	}
-	if !a.authorized(r, true) {
+	if !ok(r, true) {
 		t.Error("query token refused on subscribe")
 	}
 	r.Header.Set("Authorization", "Bearer wrong")
-	if a.authorized(r, true) {
+	if ok(r, true) {
 		t.Error("a wrong header token must win over a right query token")
 	}
 	r.Header.Set("Authorization", "Bearer s3cret")
-	if !a.authorized(r, false) {
+	if !ok(r, false) {
 		t.Error("right header token refused")
 	}
-	if !(&api{}).authorized(httptest.NewRequest("GET", "/", nil), false) {
+	open := &api{auth: authorizerOf(Config{}), log: slog.New(slog.DiscardHandler)}
+	if _, err := open.authorize(httptest.NewRequest("GET", "/", nil), false); err != nil {
 		t.Error("no token configured must allow everything")
 	}
 }

@@ -49,7 +49,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	s, err := a.mgr.CreateSession(r.Context(), req.Model)
+	s, err := a.mgr.CreateOwnedSession(r.Context(), principal(r.Context()), req.Model)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -64,7 +64,7 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	list, err := a.mgr.ListSessions(r.Context(), limit)
+	list, err := a.mgr.ListOwnedSessions(r.Context(), principal(r.Context()), limit)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

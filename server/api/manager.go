@@ -12,8 +12,9 @@ import (
 // Manager is the session engine as the API uses it; *session.Manager
 // implements it. Every error it returns is a *synccore.Error.
 type Manager interface {
-	CreateSession(ctx context.Context, model string) (store.Session, error)
-	ListSessions(ctx context.Context, limit int) ([]store.Session, error)
+	CreateOwnedSession(ctx context.Context, owner, model string) (store.Session, error)
+	ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error)
+	Owner(ctx context.Context, sessionID string) (string, error)
 	Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error)
 	PostMessage(ctx context.Context, sessionID string, req session.PostMessage) (synccore.Message, error)
 	Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error)

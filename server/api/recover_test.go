@@ -14,12 +14,12 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// panicky is a Manager whose ListSessions has a bug. Only the panic path
+// panicky is a Manager whose ListOwnedSessions has a bug. Only the panic path
 // is under test here; every other method belongs to the real engine and
 // is exercised end to end in server/e2e.
 type panicky struct{ Manager }
 
-func (panicky) ListSessions(context.Context, int) ([]store.Session, error) {
+func (panicky) ListOwnedSessions(context.Context, string, int) ([]store.Session, error) {
 	panic("bug in the engine")
 }
 

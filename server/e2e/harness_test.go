@@ -20,6 +20,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/agentsync/agentsync/server/api"
+	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/server/store"
@@ -39,6 +40,12 @@ type serverOpts struct {
 	// SendBuffer, if set, is the SO_SNDBUF of every accepted connection:
 	// small, it keeps a stalled client's frames out of kernel buffers.
 	SendBuffer int
+	// Authorizer replaces the shared Token (per-user access).
+	Authorizer auth.Authorizer
+	// Logger, if set, is the server's logger (default: testLogger).
+	Logger *slog.Logger
+	// Manager tunes the session manager beyond the fields above.
+	Manager func(*session.Config)
 }
 
 // testServer is a real server: SQLite file, session manager, API handler
@@ -70,15 +77,21 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	mgr, err := session.NewManager(ctx, session.Config{
-		Store: st, Logger: testLogger(t), QueueLimit: o.QueueLimit, Speed: o.Speed,
-	})
+	log := o.Logger
+	if log == nil {
+		log = testLogger(t)
+	}
+	cfg := session.Config{Store: st, Logger: log, QueueLimit: o.QueueLimit, Speed: o.Speed}
+	if o.Manager != nil {
+		o.Manager(&cfg)
+	}
+	mgr, err := session.NewManager(ctx, cfg)
 	if err != nil {
 		st.Close()
 		t.Fatalf("new manager: %v", err)
 	}
 	srv := httptest.NewUnstartedServer(api.New(api.Config{
-		Manager: mgr, Logger: testLogger(t), Token: o.Token, AllowedOrigins: o.Origins,
+		Manager: mgr, Logger: log, Token: o.Token, Authorizer: o.Authorizer, AllowedOrigins: o.Origins,
 		PingInterval: o.PingInterval, WriteTimeout: o.WriteTimeout,
 	}))
 	if o.SendBuffer > 0 {
@@ -88,6 +101,14 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	ts := &testServer{t: t, URL: srv.URL, Store: st, Mgr: mgr, srv: srv, token: o.Token}
 	t.Cleanup(ts.close)
 	return ts
+}
+
+// as returns a view of the server whose requests and subscriptions carry
+// token as their bearer token.
+func (s *testServer) as(token string) *testServer {
+	c := *s
+	c.token = token
+	return &c
 }
 
 // with returns a view of the server whose helpers report to t (a fuzz

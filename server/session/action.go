@@ -15,6 +15,7 @@ func (m *Manager) Action(ctx context.Context, sessionID string, a Action) (syncc
 	if err != nil {
 		return synccore.Message{}, err
 	}
+	defer m.release(s)
 	for _, h := range actionHandlers {
 		if h.actionType == a.ActionType {
 			return h.run(ctx, s, a)

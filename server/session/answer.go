@@ -18,6 +18,7 @@ func (m *Manager) Answer(ctx context.Context, sessionID, interactionID string, r
 	if err != nil {
 		return synccore.Message{}, err
 	}
+	defer m.release(s)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 

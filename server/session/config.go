@@ -33,6 +33,15 @@ type Config struct {
 	// MaxSteps bounds the model steps of one turn (a runaway tool loop
 	// fails the turn); default 32.
 	MaxSteps int
+	// IdleTimeout, if set, unloads a session from memory once it has had
+	// no request, turn or subscriber for that long (evict.go); the next
+	// use loads it from the store again. 0 keeps sessions loaded.
+	IdleTimeout time.Duration
+	// MaxLoaded, if set, bounds the sessions in memory: past it the least
+	// recently used idle ones are unloaded. Busy sessions (a running turn,
+	// a subscriber, a request) are never unloaded, so the bound can be
+	// passed while they are more than MaxLoaded.
+	MaxLoaded int
 }
 
 // PostMessage is the body of a user message.

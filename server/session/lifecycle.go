@@ -30,6 +30,7 @@ func (m *Manager) Delete(ctx context.Context, sessionID string) error {
 	if err != nil {
 		return err
 	}
+	defer m.release(s)
 	// No new turn or subscription from here on; a running turn closes its
 	// message before its rows go.
 	s.mu.Lock()
@@ -53,7 +54,7 @@ func (m *Manager) Delete(ctx context.Context, sessionID string) error {
 		return fmt.Errorf("session %s: delete: %w", sessionID, err)
 	}
 	m.mu.Lock()
-	delete(m.live, sessionID)
+	m.unload(s)
 	m.mu.Unlock()
 	s.mu.Lock()
 	s.hub.Publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/agentsync/agentsync/server/fanout"
 	"github.com/agentsync/agentsync/server/store"
@@ -15,10 +17,17 @@ import (
 // commits, publishes and subscriptions, so a subscriber's hello and
 // projection are exactly the state the frames after them build on.
 type live struct {
-	m   *Manager
-	id  string
-	hub *fanout.Hub
-	log *slog.Logger
+	m     *Manager
+	id    string
+	owner string // never changes: read without mu
+	hub   *fanout.Hub
+	log   *slog.Logger
+
+	// Guarded by m.mu (evict.go): uses in progress, last release, place
+	// in the manager's recency list (nil once unloaded).
+	pins     int
+	lastUsed time.Time
+	lru      *list.Element
 
 	mu      sync.Mutex
 	rec     store.Session // mirrors the store's row; HeadSequence is ours to advance

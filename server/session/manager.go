@@ -1,6 +1,7 @@
 package session
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,13 @@ type Manager struct {
 
 	mu      sync.Mutex
 	live    map[string]*live
+	lru     *list.List // of *live, most recently used first (evict.go)
 	closing bool
+
+	idleTimeout time.Duration
+	maxLoaded   int
+	stopSweep   chan struct{} // closed by Shutdown; nil without IdleTimeout
+	evicted     atomic.Int64
 
 	turns   sync.WaitGroup // running turn goroutines
 	running atomic.Int64   // how many; tests wait for 0
@@ -50,18 +57,21 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, errors.New("session: Config.Store is nil")
 	}
 	m := &Manager{
-		store:    cfg.Store,
-		models:   cfg.Models,
-		defModel: cfg.DefaultModel,
-		log:      cfg.Logger,
-		limit:    cfg.QueueLimit,
-		speed:    cfg.Speed,
-		now:      cfg.Now,
-		maxSteps: cfg.MaxSteps,
-		base:     context.WithoutCancel(ctx),
-		live:     map[string]*live{},
-		toolTime: cfg.ToolTimeout,
-		toolOut:  cfg.MaxToolOutput,
+		store:       cfg.Store,
+		models:      cfg.Models,
+		defModel:    cfg.DefaultModel,
+		log:         cfg.Logger,
+		limit:       cfg.QueueLimit,
+		speed:       cfg.Speed,
+		now:         cfg.Now,
+		maxSteps:    cfg.MaxSteps,
+		base:        context.WithoutCancel(ctx),
+		live:        map[string]*live{},
+		lru:         newLRU(),
+		idleTimeout: cfg.IdleTimeout,
+		maxLoaded:   cfg.MaxLoaded,
+		toolTime:    cfg.ToolTimeout,
+		toolOut:     cfg.MaxToolOutput,
 	}
 	if m.models == nil {
 		m.models = model.Default()
@@ -117,6 +127,10 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.ResumeInterrupted {
 		m.resume(ctx, recovered)
 	}
+	if m.idleTimeout > 0 {
+		m.stopSweep = make(chan struct{})
+		go m.sweepIdle(m.stopSweep)
+	}
 	return m, nil
 }
 
@@ -149,8 +163,9 @@ func (m *Manager) Models() []string {
 	return out
 }
 
-// CreateSession creates an empty session with a model ("" = the default).
-func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Session, error) {
+// CreateOwnedSession creates an empty session of owner (a principal, see
+// server/auth) with a model ("" = the default).
+func (m *Manager) CreateOwnedSession(ctx context.Context, owner, modelName string) (store.Session, error) {
 	if modelName == "" {
 		modelName = m.defModel
 	}
@@ -167,6 +182,7 @@ func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Se
 		ApprovalMode: ApprovalAuto,
 		CreatedAt:    now,
 		UpdatedAt:    now,
+		Owner:        owner,
 	}
 	if err := m.store.CreateSession(ctx, sess); err != nil {
 		return store.Session{}, fmt.Errorf("session: create: %w", err)
@@ -174,12 +190,12 @@ func (m *Manager) CreateSession(ctx context.Context, modelName string) (store.Se
 	return sess, nil
 }
 
-// ListSessions lists sessions, newest first.
-func (m *Manager) ListSessions(ctx context.Context, limit int) ([]store.Session, error) {
+// ListOwnedSessions lists owner's sessions, newest first.
+func (m *Manager) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error) {
 	if limit < 0 {
 		return nil, synccore.Errorf(synccore.CodeBadRequest, "limit %d is negative", limit)
 	}
-	return m.store.ListSessions(ctx, limit)
+	return m.store.ListOwnedSessions(ctx, owner, limit)
 }
 
 // Messages reads one page of the session's committed snapshot. A zero
@@ -222,6 +238,7 @@ func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subs
 	if err != nil {
 		return nil, err
 	}
+	defer m.release(s)
 	return s.subscribe()
 }
 
@@ -230,6 +247,9 @@ func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subs
 // that would change a session fail with CodeConflict.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
+	if !m.closing && m.stopSweep != nil {
+		close(m.stopSweep)
+	}
 	m.closing = true
 	lives := make([]*live, 0, len(m.live))
 	for _, s := range m.live {
@@ -263,8 +283,8 @@ func (m *Manager) open() error {
 	return nil
 }
 
-// session returns the live session, loading it on first use. CodeNotFound
-// for an unknown id.
+// session returns the live session, loading it on first use, and pins it
+// in memory until the caller's release(s). CodeNotFound for an unknown id.
 func (m *Manager) session(ctx context.Context, id string) (*live, error) {
 	m.mu.Lock()
 	if m.closing {
@@ -272,6 +292,9 @@ func (m *Manager) session(ctx context.Context, id string) (*live, error) {
 		return nil, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
 	}
 	s, ok := m.live[id]
+	if ok {
+		s.pins++
+	}
 	m.mu.Unlock()
 	if ok {
 		return s, nil
@@ -286,9 +309,12 @@ func (m *Manager) session(ctx context.Context, id string) (*live, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s, ok := m.live[id]; ok { // loaded meanwhile by another request
+		s.pins++
 		return s, nil
 	}
-	s = &live{m: m, id: id, rec: rec, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	s = &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	s.pins = 1
 	m.live[id] = s
+	m.track(s)
 	return s, nil
 }

@@ -29,6 +29,7 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	if err != nil {
 		return synccore.Message{}, err
 	}
+	defer m.release(s)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -29,6 +29,7 @@ func BenchmarkComposeWindow(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer e.m.release(s)
 			p := model.Scripted{Budget: 4000}
 			t := &turn{id: "bench", ctx: e.ctx}
 			b.ResetTimer()
@@ -67,6 +68,7 @@ func fill(b *testing.B, e *env, sid string, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer e.m.release(s)
 	s.mu.Lock()
 	s.rec.HeadSequence = int64(n)
 	s.mu.Unlock()

@@ -72,6 +72,13 @@ var migrations = []string{
 	// sidebar's order: most recently active first.
 	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
 	CREATE INDEX sessions_by_updated ON sessions (updated_at);`,
+
+	// 4: a session's owner, the principal that created it (the API's
+	// authorizer decides who that is). '' is the shared principal of a
+	// server without per-user auth; sessions from before this migration
+	// belong to it. A principal's sidebar is one range of the index.
+	`ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_by_owner ON sessions (owner, updated_at);`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

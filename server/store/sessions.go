@@ -8,7 +8,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title`
+const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title, owner`
 
 func scanSession(st *sqlite3.Stmt) Session {
 	return Session{
@@ -19,6 +19,7 @@ func scanSession(st *sqlite3.Stmt) Session {
 		UpdatedAt:    st.ColumnInt64(4),
 		HeadSequence: st.ColumnInt64(5),
 		Title:        st.ColumnText(6),
+		Owner:        st.ColumnText(7),
 	}
 }
 
@@ -41,9 +42,9 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) error {
 		} else if !isCode(err, synccore.CodeNotFound) {
 			return err
 		}
-		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title)
-			VALUES (?, ?, ?, ?, ?, ?)`,
-			sess.SessionID, sess.Model, sess.ApprovalMode, sess.CreatedAt, sess.UpdatedAt, sess.Title)
+		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title, owner)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			sess.SessionID, sess.Model, sess.ApprovalMode, sess.CreatedAt, sess.UpdatedAt, sess.Title, sess.Owner)
 	})
 }
 
@@ -76,18 +77,30 @@ const (
 	maxSessionLimit     = 1000
 )
 
-// ListSessions returns up to limit sessions, most recently active first (by
-// updated_at: every commit and setting change moves a session up; ties by
-// insertion order, newest first). limit <= 0 means 100; it is capped at 1000.
+// ListSessions returns up to limit sessions of every owner, most recently
+// active first (by updated_at: every commit and setting change moves a
+// session up; ties by insertion order, newest first). limit <= 0 means 100;
+// it is capped at 1000.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]Session, error) {
+	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions
+			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit)
+}
+
+// ListOwnedSessions is ListSessions restricted to one owner's sessions.
+func (s *Store) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]Session, error) {
+	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE owner = ?
+			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit, owner)
+}
+
+// listSessions runs a session listing whose last parameter is the limit.
+func (s *Store) listSessions(ctx context.Context, query string, limit int, args ...any) ([]Session, error) {
 	if limit <= 0 {
 		limit = defaultSessionLimit
 	}
 	limit = min(limit, maxSessionLimit)
 	out := []Session{}
 	err := s.read(ctx, func(c *conn) error {
-		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions
-			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit)
+		st, err := c.query(query, append(args, limit)...)
 		if err != nil {
 			return err
 		}

@@ -65,6 +65,9 @@ type Session struct {
 	// Title is set from the first user message's text (TitleFrom) and by
 	// RenameSession; "" until then.
 	Title string `json:"title" msgpack:"title"`
+	// Owner is the principal the session belongs to; "" is the shared
+	// principal (a server without per-user auth). Set at creation only.
+	Owner string `json:"owner,omitempty" msgpack:"owner,omitempty"`
 }
 
 // PageQuery is one messages() read. Limit is already validated (1..200) by

@@ -48,6 +48,7 @@ var suites = []suite{
 	{"./server/fanout", ".", "1s", 3},
 	{"./server/session", "TurnDeltas", "5x", 3},
 	{"./server/session", "ComposeWindow", "300x", 3},
+	{"./server/session", "LoadedSession", "50x", 3},
 	{"./server/model", "Stream", "20x", 3},
 	{"./server/api", "FrameEncoder", "1s", 3},
 	{"./server/e2e", "Fanout", "3x", 3},

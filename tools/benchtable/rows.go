@@ -102,4 +102,8 @@ var rows = []row{
 	{"server/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
 	// The composer's read for one step, with a summary, 100,000 messages vs 100.
 	{"server/session.ComposeWindow/messages=100000", "ns/op", "server/session.ComposeWindow/messages=100", "", ratioAtMost(1.5, "<=1.5x of 100")},
+	// Bounded memory: heap of one loaded session (after one exchange), and
+	// bringing an evicted one back from the store vs using a loaded one.
+	{"server/session.LoadedSession/heap", "heap-bytes/session", "", "", note("(per loaded session)")},
+	{"server/session.LoadedSession/reload", "ns/op", "server/session.LoadedSession/hit", "", note("(evicted: loaded from the store)")},
 }

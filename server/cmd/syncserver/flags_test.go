@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// Bad model and MCP flags stop the server before it serves, saying why.
-func TestModelAndMCPFlagErrors(t *testing.T) {
+// Bad model, MCP and auth flags stop the server before it serves, saying why.
+func TestFlagErrors(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
@@ -23,6 +23,9 @@ func TestModelAndMCPFlagErrors(t *testing.T) {
 		{[]string{"-mcp", "/nonexistent/mcp-server --stdio"}, "-mcp"},
 		{[]string{"-mcp-url", "http://127.0.0.1:1/mcp"}, "-mcp"},
 		{[]string{"-mcp-approval", "never", "-mcp-url", "http://127.0.0.1:1/mcp"}, "approval policy"},
+		{[]string{"-token", "t", "-jwt-secret", "s"}, "exclude each other"},
+		{[]string{"-jwt-jwks", "/nonexistent/jwks.json"}, "-jwt-jwks"},
+		{[]string{"-idle-timeout", "-1s"}, "-idle-timeout"},
 	} {
 		args := append([]string{"-addr", "127.0.0.1:0", "-db", db, "-log-level", "error"}, tc.args...)
 		err := run(context.Background(), args, io.Discard)

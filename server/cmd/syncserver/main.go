@@ -3,17 +3,24 @@
 // and the demo page at "/".
 //
 //	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db] [-speed 15ms]
-//	           [-token SECRET] [-origins http://localhost:5173,...] [-log-level info]
+//	           [-token SECRET | -jwt-secret SECRET -jwt-jwks keys.json]
+//	           [-origins http://localhost:5173,...] [-log-level info]
 //	           [-model PROVIDER:MODEL ...] [-openai-base-url URL] [-anthropic-thinking N]
 //	           [-mcp "command args" ...] [-mcp-url URL ...] [-mcp-approval ask|auto]
 //	           [-context-budget N] [-resume-interrupted]
+//	           [-idle-timeout 10m] [-max-loaded 10000]
 //
 // -model picks real models (openai:..., anthropic:...; keys from
 // OPENAI_API_KEY / ANTHROPIC_API_KEY), -mcp/-mcp-url add the tools of MCP
 // servers: see docs/models.md. Without -model the scripted model is used.
+// Sessions leave memory after -idle-timeout without use, or past
+// -max-loaded (least recently used first), and load again from the store
+// on the next request or subscription.
 // -speed is the scripted model's delay per streamed delta (0: full speed).
 // With -token every API request needs "Authorization: Bearer SECRET" (or
-// ?token= on the WebSocket). SIGINT/SIGTERM stop it gracefully: streaming
+// ?token= on the WebSocket); with -jwt-secret (or $AGENTSYNC_JWT_SECRET)
+// and/or -jwt-jwks it needs a signed JWT, and each session belongs to the
+// JWT's sub that created it (docs/protocol.md §3.1). SIGINT/SIGTERM stop it gracefully: streaming
 // messages are closed with an error part before exit; after a crash the
 // next start does the same before serving.
 package main

@@ -31,12 +31,15 @@ type options struct {
 	addr     string
 	db       string
 	speed    time.Duration
-	token    string
+	auth     authOptions
 	origins  []string
 	logLevel slog.Level
 	models   modelOptions
 	mcp      mcpOptions
 	resume   bool
+	// Bounded memory: see session.Config.
+	idleTimeout time.Duration
+	maxLoaded   int
 }
 
 func parseFlags(args []string, out io.Writer) (options, error) {
@@ -46,17 +49,22 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&o.db, "db", "data/dev.db", "SQLite file; its directory is created")
 	fs.DurationVar(&o.speed, "speed", 15*time.Millisecond, "scripted model delay per delta (0 = full speed)")
-	fs.StringVar(&o.token, "token", "", "bearer token required on every API request (empty = none)")
+	o.auth.register(fs)
 	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	o.models.register(fs)
 	o.mcp.register(fs)
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "unload a session from memory after this long without requests, turns or subscribers (0 = never)")
+	fs.IntVar(&o.maxLoaded, "max-loaded", 10000, "most sessions kept in memory; past it the least recently used idle ones are unloaded (0 = no cap)")
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if o.idleTimeout < 0 || o.maxLoaded < 0 {
+		return o, fmt.Errorf("-idle-timeout and -max-loaded must not be negative")
 	}
 	if o.speed < 0 {
 		return o, fmt.Errorf("-speed must not be negative, got %s", o.speed)
@@ -82,6 +90,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	authorizer, err := opts.auth.authorizer()
+	if err != nil {
+		return err
+	}
 
 	if dir := filepath.Dir(opts.db); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -116,6 +128,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Models:            models,
 		DefaultModel:      defaultModel,
 		ResumeInterrupted: opts.resume,
+		IdleTimeout:       opts.idleTimeout,
+		MaxLoaded:         opts.maxLoaded,
 		Tools:             tools,
 	})
 	if err != nil {
@@ -135,7 +149,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Handler: api.New(api.Config{
 			Manager:        mgr,
 			Logger:         log,
-			Token:          opts.token,
+			Authorizer:     authorizer,
 			AllowedOrigins: opts.origins,
 			StaticFS:       web.Static,
 			JSFS:           agentsyncjs.Files,
@@ -151,7 +165,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "listening on %s\n", url)
 	log.Info("syncserver started", "url", url, "db", opts.db, "speed", opts.speed,
-		"token", opts.token != "", "origins", opts.origins, "models", models.Names(), "default_model", defaultModel)
+		"auth", opts.auth.describe(), "origins", opts.origins, "models", models.Names(), "default_model", defaultModel)
 
 	select {
 	case err := <-serveErr:
