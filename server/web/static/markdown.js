@@ -143,7 +143,8 @@ export class MarkdownView {
     const from = this.source.length;
     this.source += suffix;
     if (this.plain) {
-      this.plain.set(this.source.slice(this.settledEnd), true);
+      // Appended, not set again: a huge open block costs the delta, not its length.
+      this.plain.append(suffix);
       // Only a blank line can close a block: re-lex only then.
       if (!this.source.slice(Math.max(this.settledEnd, from - 2)).includes('\n\n')) return;
     }
@@ -160,7 +161,7 @@ export class MarkdownView {
     if (this.plain && rest.length > FULL_PARSE_LIMIT) {
       // One block longer than a full parse is worth (a model that never
       // breaks its paragraphs): it stays the plain text it streamed as.
-      this.plain.set(rest, false);
+      if (this.plain.shown !== rest) this.plain.set(rest, false); // already shown: nothing to redo
       this.settledEnd = text.length;
       this.plain = null;
       return;
