@@ -8,6 +8,7 @@
 import { AgentsyncError, CORE_BROKEN, Core, defaultWasmSource, loadModule } from './core.js';
 import { codeForStatus } from './errcodes.js';
 import { decode } from './msgpack.js';
+import { EMPTY_VIEW } from './empty-view.js';
 
 export { AgentsyncError, CORE_BROKEN, Core, loadModule } from './core.js';
 export { ERROR_CODES, codeForStatus } from './errcodes.js';
@@ -133,16 +134,6 @@ function pageQuery({ limit, before_sequence, include_internal } = {}) {
 function jitter() {
   return Math.floor(Math.random() * 1001);
 }
-
-const EMPTY_VIEW = Object.freeze({
-  session_id: '',
-  status: 'idle',
-  messages: Object.freeze([]),
-  total: 0,
-  has_more_older: false,
-  loading_older: false,
-  include_internal: false,
-});
 
 /** One synced session. Build it with connect() or createSession(). */
 export class Session {
@@ -703,9 +694,12 @@ export class Session {
       for (const mc of ch.messages) {
         const at = this.index.get(mc.message_id);
         if (mc.message) {
-          if (at === undefined) insertBySequence(messages, mc.message);
-          else messages[at] = mc.message;
-          if (at === undefined) this.index = new Map(messages.map((m, i) => [m.message_id, i]));
+          if (at === undefined) {
+            insertBySequence(messages, mc.message);
+            this.index = new Map(messages.map((m, i) => [m.message_id, i])); // positions after it shifted
+          } else {
+            messages[at] = mc.message;
+          }
           change.messages.push(wholeChange(mc.message));
         } else if (at !== undefined) {
           const { message, parts } = patchMessage(messages[at], mc);

@@ -6,16 +6,8 @@
 
 import { useCallback, useMemo, useSyncExternalStore } from 'react';
 import { AgentsyncError } from './core.js';
+import { EMPTY_VIEW as NO_SESSION_VIEW } from './empty-view.js';
 
-const NO_SESSION_VIEW = Object.freeze({
-  session_id: '',
-  status: 'idle',
-  messages: Object.freeze([]),
-  total: 0,
-  has_more_older: false,
-  loading_older: false,
-  include_internal: false,
-});
 
 const noSession = () => Promise.reject(new AgentsyncError('closed', 'useSession: no session yet'));
 

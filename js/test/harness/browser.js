@@ -5,7 +5,8 @@
 import { chromium } from 'playwright-core';
 import { chromiumPath } from '../paths.js';
 
-const ARGS = [
+/** Chromium's flags for the tests: headless, no sandbox (root in CI), no background traffic. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -18,7 +19,7 @@ const ARGS = [
 
 /** Opens a page at url; returns {page, logs, close}. */
 export async function openPage(url) {
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: ARGS });
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
   const page = await browser.newPage();
   const logs = [];
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
