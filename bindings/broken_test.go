@@ -165,7 +165,7 @@ func TestClientRebuildsOnlyOnCoreBroken(t *testing.T) {
 
 	converged := func(what string) {
 		t.Helper()
-		want, err := srv.mgr.Digest(ctx, sess.SessionID, false)
+		want, err := srv.srv.Digest(ctx, sess.SessionID)
 		if err != nil {
 			t.Fatal(err)
 		}

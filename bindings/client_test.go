@@ -76,7 +76,7 @@ func TestClientPagingAndHelpers(t *testing.T) {
 	if views.Load() == 0 {
 		t.Fatal("the subscriber saw no view while loading older")
 	}
-	want, err := srv.mgr.Digest(ctx, sess.SessionID, false)
+	want, err := srv.srv.Digest(ctx, sess.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsync/agentsync/server/api"
+	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -24,7 +23,7 @@ import (
 // file, the session engine, the HTTP/WebSocket API on 127.0.0.1.
 type testServer struct {
 	URL string
-	mgr *session.Manager
+	srv *server.Server
 }
 
 func startServer(t *testing.T, speed model.Speed) *testServer {
@@ -35,17 +34,17 @@ func startServer(t *testing.T, speed model.Speed) *testServer {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	mgr, err := session.NewManager(ctx, session.Config{Store: st, Speed: speed, Logger: quiet})
+	srv, err := server.New(ctx, server.Config{Store: st, Speed: speed, Logger: quiet})
 	if err != nil {
-		t.Fatalf("new manager: %v", err)
+		t.Fatalf("new server: %v", err)
 	}
-	srv := httptest.NewServer(api.New(api.Config{Manager: mgr}))
+	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
-		srv.Close()
-		_ = mgr.Shutdown(ctx)
+		hs.Close()
+		_ = srv.Close(ctx)
 		_ = st.Close()
 	})
-	return &testServer{URL: srv.URL, mgr: mgr}
+	return &testServer{URL: hs.URL, srv: srv}
 }
 
 // prefixWatch checks, for every view a subscriber sees, that each text of
@@ -246,7 +245,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	var clientDigest, serverDigest string
 	for {
 		var err error
-		if serverDigest, err = srv.mgr.Digest(ctx, sess.SessionID, false); err != nil {
+		if serverDigest, err = srv.srv.Digest(ctx, sess.SessionID); err != nil {
 			t.Fatalf("server digest: %v", err)
 		}
 		if clientDigest, err = c.Digest(ctx); err != nil {

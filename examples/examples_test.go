@@ -6,6 +6,8 @@ package examples
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,30 +17,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsync/agentsync/server/api"
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/store"
 )
 
 // startServer runs the reference server in process on 127.0.0.1.
-func startServer(t *testing.T) (url string, m *session.Manager) {
+func startServer(t *testing.T) (url string, srv *server.Server) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "examples.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err = session.NewManager(ctx, session.Config{Store: st})
+	srv, err = server.New(ctx, server.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Config{Manager: m}))
+	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
-		srv.Close()
-		m.Shutdown(ctx)
+		hs.Close()
+		srv.Close(ctx)
 		st.Close()
 	})
-	return srv.URL, m
+	return hs.URL, srv
 }
 
 var digestLine = regexp.MustCompile(`(?m)^digest ([0-9a-f]{64})$`)
@@ -46,7 +47,7 @@ var digestLine = regexp.MustCompile(`(?m)^digest ([0-9a-f]{64})$`)
 // checkRun runs an example and checks what it printed: the tool loop's
 // tools and final text, and a view digest equal to the server's snapshot.
 // It returns the output.
-func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) string {
+func checkRun(t *testing.T, url string, srv *server.Server, cmd *exec.Cmd) string {
 	t.Helper()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -62,11 +63,7 @@ func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) string {
 	if match == nil {
 		t.Fatalf("no digest line in:\n%s", text)
 	}
-	sessions, err := m.ListSessions(context.Background(), 1)
-	if err != nil || len(sessions) != 1 {
-		t.Fatalf("sessions: %v %v", sessions, err)
-	}
-	want, err := m.Digest(context.Background(), sessions[0].SessionID, false)
+	want, err := srv.Digest(context.Background(), onlySession(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,17 +74,17 @@ func checkRun(t *testing.T, m *session.Manager, cmd *exec.Cmd) string {
 }
 
 func TestGoExample(t *testing.T) {
-	url, m := startServer(t)
+	url, srv := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	checkRun(t, m, exec.CommandContext(ctx, "go", "run", "./gobot", "-url", url))
+	checkRun(t, url, srv, exec.CommandContext(ctx, "go", "run", "./gobot", "-url", url))
 }
 
 func TestNodeExample(t *testing.T) {
-	url, m := startServer(t)
+	url, srv := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out := checkRun(t, m, exec.CommandContext(ctx, "node", "--experimental-websocket", "node/quickstart.mjs", url))
+	out := checkRun(t, url, srv, exec.CommandContext(ctx, "node", "--experimental-websocket", "node/quickstart.mjs", url))
 	// The status listener is attached before the session starts: it sees
 	// the whole way to live, in order, and the close.
 	if !statusLines.MatchString(out) {
@@ -112,4 +109,24 @@ func TestReadmeShowsExamples(t *testing.T) {
 			t.Errorf("README.md does not show examples/%s verbatim", file)
 		}
 	}
+}
+
+// onlySession is the id of the one session the server holds, listed as a
+// client lists it.
+func onlySession(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/v1/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Items []struct {
+			SessionID string `json:"session_id"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Items) != 1 {
+		t.Fatalf("sessions: %+v %v", list, err)
+	}
+	return list.Items[0].SessionID
 }

@@ -1,7 +1,7 @@
 // The bridge to the Vercel AI SDK: an agentsync view as AI SDK UIMessage[],
 // so components built for useChat (AI Elements, assistant-ui...) render an
 // agentsync session unchanged. The reference server's /v1/chat endpoint
-// (server/api/aisdk.go, uistream.go) streams the same messages in the UI
+// (server/internal/api/aisdk.go, uistream.go) streams the same messages in the UI
 // message stream protocol: a message read through useChat equals
 // toUIMessages of the view.
 //

@@ -32,7 +32,7 @@ var rows = []row{
 	{"synccore.ApplyDelta/AppendHandleBytes/10240KB", "ns/op", "synccore.ApplyDelta/AppendHandleBytes/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},
 	{"synccore.SnapshotPage200", "ns/op", "synccore.SnapshotPage200Generic", "", atMost(1e6, "<=1 ms")},
 	{"synccore.DecodePart", "ns/op", "server/store.DecodePart/reflect", "", note("(stored part bodies)")},
-	{"synccore.AppendFrames", "ns/frame", "server/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
+	{"synccore.AppendFrames", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
 	// The core under wazero, beside the native core in the same run.
 	{"bindings.ApplyDelta/wasm/1KB", "ns/op", "bindings.ApplyDelta/native/1KB", "", atMost(3000, "<=3 us")},
 	{"bindings.ApplyDelta/wasm/10MB", "ns/op", "bindings.ApplyDelta/wasm/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},
@@ -87,23 +87,23 @@ var rows = []row{
 	{"server/store.MessagesPage50", "p99-µs", "server/store.BaselinePage50DatabaseSQL", "", atMost(5000, "p99 <=5 ms")},
 	{"server/store.MessagesPage50UnderWriter", "p99-µs", "server/store.MessagesPage50", "", note("(under a writer)")},
 	// Fan-out, in memory and over real WebSockets on loopback.
-	{"server/fanout.Fanout100", "deliveries/s", "server/fanout.Fanout1", "", note("(hub only)")},
-	{"server/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},
-	{"server/e2e.MessagesHTTP/page50-msgpack", "ns/op", "server/e2e.MessagesHTTP/healthz", "", target{}},
-	{"server/e2e.MessagesHTTP/page50-json", "ns/op", "server/e2e.MessagesHTTP/page50-msgpack", "", target{}},
-	{"server/api.FrameEncoder/envelope", "ns/frame", "server/api.FrameEncoder/reflection", "", target{}},
-	{"server/session.TurnDeltas", "deltas/s", "", "", note("(model to store, 1 subscriber)")},
+	{"server/internal/fanout.Fanout100", "deliveries/s", "server/internal/fanout.Fanout1", "", note("(hub only)")},
+	{"server/internal/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},
+	{"server/internal/e2e.MessagesHTTP/page50-msgpack", "ns/op", "server/internal/e2e.MessagesHTTP/healthz", "", target{}},
+	{"server/internal/e2e.MessagesHTTP/page50-json", "ns/op", "server/internal/e2e.MessagesHTTP/page50-msgpack", "", target{}},
+	{"server/internal/api.FrameEncoder/envelope", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", target{}},
+	{"server/internal/session.TurnDeltas", "deltas/s", "", "", note("(model to store, 1 subscriber)")},
 	// Real providers: our adapter (parsed SSE chunk to engine event) beside
 	// the SDK's own parse of the same bytes; the whole path, bytes to event.
 	{"server/model.OpenAIStream/adapter", "ns/token", "server/model.OpenAIStream/sdk", "", atMost(2000, "<=2 us")},
 	{"server/model.OpenAIStream/provider", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to event)")},
 	{"server/model.AnthropicStream/adapter", "ns/token", "server/model.AnthropicStream/sdk", "", atMost(2000, "<=2 us")},
 	{"server/model.AnthropicStream/provider", "ns/token", "server/model.AnthropicStream/sdk", "", note("(SSE bytes to event)")},
-	{"server/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
+	{"server/internal/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
 	// The composer's read for one step, with a summary, 100,000 messages vs 100.
-	{"server/session.ComposeWindow/messages=100000", "ns/op", "server/session.ComposeWindow/messages=100", "", ratioAtMost(1.5, "<=1.5x of 100")},
+	{"server/internal/session.ComposeWindow/messages=100000", "ns/op", "server/internal/session.ComposeWindow/messages=100", "", ratioAtMost(1.5, "<=1.5x of 100")},
 	// Bounded memory: heap of one loaded session (after one exchange), and
 	// bringing an evicted one back from the store vs using a loaded one.
-	{"server/session.LoadedSession/heap", "heap-bytes/session", "", "", note("(per loaded session)")},
-	{"server/session.LoadedSession/reload", "ns/op", "server/session.LoadedSession/hit", "", note("(evicted: loaded from the store)")},
+	{"server/internal/session.LoadedSession/heap", "heap-bytes/session", "", "", note("(per loaded session)")},
+	{"server/internal/session.LoadedSession/reload", "ns/op", "server/internal/session.LoadedSession/hit", "", note("(evicted: loaded from the store)")},
 }

@@ -14,13 +14,9 @@ import (
 	"strings"
 	"time"
 
-	agentsyncjs "github.com/agentsync/agentsync/js"
-	"github.com/agentsync/agentsync/server/api"
+	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/server/store"
-	"github.com/agentsync/agentsync/server/web"
-	"github.com/agentsync/agentsync/wasm/module"
 )
 
 // shutdownTimeout bounds each step of a graceful stop.
@@ -81,7 +77,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 }
 
 // run wires the server and serves until ctx is cancelled, then stops
-// gracefully: stop accepting, close streaming messages (Manager.Shutdown),
+// gracefully: stop accepting, close streaming messages (Server.Close),
 // close the store. It writes "listening on http://<addr>" to stdout once
 // the port is bound, so tests and scripts can find a port picked with :0.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -119,26 +115,28 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer closeMCP()
-	// NewManager runs crash recovery (closes messages left streaming)
-	// before anything is served.
-	mgr, err := session.NewManager(ctx, session.Config{
+	// New runs crash recovery (closes messages left streaming) before
+	// anything is served.
+	agent, err := server.New(ctx, server.Config{
 		Store:             st,
-		Logger:            log,
-		Speed:             model.Paced(opts.speed),
 		Models:            models,
 		DefaultModel:      defaultModel,
-		ResumeInterrupted: opts.resume,
-		IdleTimeout:       opts.idleTimeout,
-		MaxLoaded:         opts.maxLoaded,
 		Tools:             tools,
+		Speed:             model.Paced(opts.speed),
+		Authorizer:        authorizer,
+		AllowedOrigins:    opts.origins,
+		Demo:              true,
+		ResumeInterrupted: opts.resume,
+		Logger:            log,
+		Limits:            server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded},
 	})
 	if err != nil {
-		return fmt.Errorf("start sessions: %w", err)
+		return err
 	}
 
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
-		_ = mgr.Shutdown(context.Background())
+		_ = agent.Close(context.Background())
 		return fmt.Errorf("listen: %w", err)
 	}
 	// Subscriptions (hijacked connections) derive from baseCtx, which
@@ -146,15 +144,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler: api.New(api.Config{
-			Manager:        mgr,
-			Logger:         log,
-			Authorizer:     authorizer,
-			AllowedOrigins: opts.origins,
-			StaticFS:       web.Static,
-			JSFS:           agentsyncjs.Files,
-			WASM:           module.Wasm,
-		}),
+		Handler:           agent,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
@@ -169,17 +159,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	select {
 	case err := <-serveErr:
-		_ = mgr.Shutdown(context.Background())
+		_ = agent.Close(context.Background())
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	return shutdown(srv, mgr, cancelBase, log)
+	return shutdown(srv, agent, cancelBase, log)
 }
 
 // shutdown stops in the order that loses nothing: no new requests, then
 // the sessions close their streaming messages (subscribers get the final
 // snapshots and a close frame), then what is left of the connections.
-func shutdown(srv *http.Server, mgr *session.Manager, cancelBase context.CancelFunc, log *slog.Logger) error {
+func shutdown(srv *http.Server, agent *server.Server, cancelBase context.CancelFunc, log *slog.Logger) error {
 	log.Info("shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
@@ -187,7 +177,7 @@ func shutdown(srv *http.Server, mgr *session.Manager, cancelBase context.CancelF
 	if err := srv.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
-	if err := mgr.Shutdown(ctx); err != nil {
+	if err := agent.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("session shutdown: %w", err))
 	}
 	cancelBase()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/agentsync/agentsync/server/fanout"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )

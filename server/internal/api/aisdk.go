@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
 

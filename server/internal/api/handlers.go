@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )

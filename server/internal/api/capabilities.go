@@ -1,6 +1,6 @@
 package api
 
-import "github.com/agentsync/agentsync/server/session"
+import "github.com/agentsync/agentsync/server/internal/session"
 
 // modelLister is the part of a Manager that names its models; optional,
 // so a Manager without it simply shows none.

@@ -3,8 +3,8 @@ package api
 import (
 	"context"
 
-	"github.com/agentsync/agentsync/server/fanout"
-	"github.com/agentsync/agentsync/server/session"
+	"github.com/agentsync/agentsync/server/internal/fanout"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )

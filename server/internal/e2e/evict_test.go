@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/synccore"
 )
 

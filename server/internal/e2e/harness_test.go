@@ -19,10 +19,10 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/agentsync/agentsync/server/api"
 	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/server/internal/api"
+	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/session"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsync/agentsync/server/fanout"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )

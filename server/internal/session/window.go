@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentsync/agentsync/server/composer"
+	"github.com/agentsync/agentsync/server/internal/composer"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"

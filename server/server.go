@@ -1,0 +1,166 @@
+// Package server is the agentsync reference server as a library: an
+// http.Handler that serves the protocol of docs/protocol.md (sessions,
+// messages, actions, WebSocket subscriptions) over a store, with the app's
+// own models, tools and authorization.
+//
+// An app mounts it beside its own routes:
+//
+//	st, _ := store.Open(ctx, "agent.db", store.Options{})
+//	srv, _ := server.New(ctx, server.Config{Store: st, Authorizer: myAuth})
+//	mux.Handle("/agent/", http.StripPrefix("/agent", srv))
+//	...
+//	srv.Close(ctx) // before closing st
+//
+// cmd/syncserver is the thinnest such app: flags, then New.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	agentsyncjs "github.com/agentsync/agentsync/js"
+	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/server/internal/api"
+	"github.com/agentsync/agentsync/server/internal/session"
+	"github.com/agentsync/agentsync/server/internal/web"
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/wasm/module"
+)
+
+// Config configures a Server. Only Store is required.
+type Config struct {
+	// Store keeps the sessions. The caller opens it and closes it after
+	// Server.Close.
+	Store *store.Store
+	// Models are the models a session may use; nil means model.Default()
+	// (the scripted demo model only).
+	Models model.Registry
+	// DefaultModel is the model of a session created without one; ""
+	// means model.DefaultName.
+	DefaultModel string
+	// Tools are the tools the models may call; nil means model.DemoTools().
+	Tools []model.Tool
+	// Speed paces the scripted model and the demo tools; zero runs them
+	// as fast as possible.
+	Speed model.Speed
+	// Authorizer resolves every request to a principal, who owns the
+	// sessions it creates and alone may use them. Nil means auth.Open:
+	// every request is the anonymous principal.
+	Authorizer auth.Authorizer
+	// AllowedOrigins are browser origins allowed besides the server's own
+	// host: "http://localhost:5173", "localhost:5173", or "*" for any.
+	AllowedOrigins []string
+	// Demo serves the demo page at "/" and the browser package (scripts
+	// and the client core module) at "/js/".
+	Demo bool
+	// ResumeInterrupted retries, at New, the turns a crash interrupted (as
+	// a client's "retry" action would).
+	ResumeInterrupted bool
+	// Logger receives the server's logs; nil discards them. Tokens never
+	// appear in them.
+	Logger *slog.Logger
+	// Limits bound what one client or session may use; zero fields take
+	// the documented defaults.
+	Limits Limits
+}
+
+// Limits bound the server's memory and work. Zero means the default.
+type Limits struct {
+	// MaxBodyBytes bounds a request body (default 1 MiB).
+	MaxBodyBytes int64
+	// QueueLimit bounds the frames queued for one subscriber (default
+	// 4096); a slower subscriber is resynced.
+	QueueLimit int
+	// IdleTimeout unloads a session from memory after that long with no
+	// request, turn or subscriber; 0 keeps sessions loaded.
+	IdleTimeout time.Duration
+	// MaxLoaded caps the sessions in memory, least recently used idle ones
+	// unloaded first; 0 means no cap. Busy sessions are never unloaded.
+	MaxLoaded int
+	// ToolTimeout bounds one tool run (default 60 s).
+	ToolTimeout time.Duration
+	// MaxToolOutput bounds a tool's output in bytes of JSON (default 32 KiB).
+	MaxToolOutput int
+	// MaxSteps bounds the model steps of one turn (default 32).
+	MaxSteps int
+	// PingInterval and WriteTimeout of subscriptions (default 20 s, 10 s).
+	PingInterval time.Duration
+	WriteTimeout time.Duration
+}
+
+// Server serves the protocol. It is an http.Handler; Close stops it.
+type Server struct {
+	mgr     *session.Manager
+	handler http.Handler
+}
+
+// New starts a server on cfg.Store. Before it returns, it closes every
+// agent message a crash left streaming (an "interrupted" error part), so
+// nothing it serves is half-written.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is nil")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	mgr, err := session.NewManager(ctx, session.Config{
+		Store:             cfg.Store,
+		Models:            cfg.Models,
+		DefaultModel:      cfg.DefaultModel,
+		Tools:             cfg.Tools,
+		Logger:            log,
+		QueueLimit:        cfg.Limits.QueueLimit,
+		Speed:             cfg.Speed,
+		ResumeInterrupted: cfg.ResumeInterrupted,
+		ToolTimeout:       cfg.Limits.ToolTimeout,
+		MaxToolOutput:     cfg.Limits.MaxToolOutput,
+		MaxSteps:          cfg.Limits.MaxSteps,
+		IdleTimeout:       cfg.Limits.IdleTimeout,
+		MaxLoaded:         cfg.Limits.MaxLoaded,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server: start sessions: %w", err)
+	}
+	apiCfg := api.Config{
+		Manager:        mgr,
+		Logger:         log,
+		Authorizer:     cfg.Authorizer,
+		AllowedOrigins: cfg.AllowedOrigins,
+		MaxBodyBytes:   cfg.Limits.MaxBodyBytes,
+		PingInterval:   cfg.Limits.PingInterval,
+		WriteTimeout:   cfg.Limits.WriteTimeout,
+	}
+	if cfg.Demo {
+		apiCfg.StaticFS, apiCfg.JSFS, apiCfg.WASM = web.Static, agentsyncjs.Files, module.Wasm
+	}
+	return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
+}
+
+// ServeHTTP serves one request of the protocol.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// Close stops the server: running turns end (their messages close with a
+// "shutdown" error part, committed), then every subscription is closed.
+// Requests after Close that would change a session are refused. It returns
+// when done or when ctx ends, whichever is first.
+func (s *Server) Close(ctx context.Context) error {
+	return s.mgr.Shutdown(ctx)
+}
+
+// Digest is the view digest of a session as a client that holds all of it
+// computes it (docs/protocol.md §7): a client that converged shows the same.
+func (s *Server) Digest(ctx context.Context, sessionID string) (string, error) {
+	return s.mgr.Digest(ctx, sessionID, false)
+}
+
+// Models lists the names of the models sessions may use.
+func (s *Server) Models() []string { return s.mgr.Models() }
