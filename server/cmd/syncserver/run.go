@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 )
 
 // shutdownTimeout bounds each step of a graceful stop.
@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("create db directory: %w", err)
 		}
 	}
-	st, err := store.Open(ctx, opts.db, store.Options{Logger: log})
+	st, err := sqlite.Open(ctx, opts.db, sqlite.Options{Logger: log})
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", opts.db, err)
 	}

@@ -1,7 +1,9 @@
-package store
+package storetest
 
 import (
 	"context"
+	"fmt"
+	"github.com/agentsync/agentsync/server/store"
 	"slices"
 	"testing"
 
@@ -10,15 +12,15 @@ import (
 
 // fill commits n messages after the session's head; every message whose
 // sequence is a multiple of internalEvery (if > 0) is internal.
-func fill(t testing.TB, s *Store, sessionID string, from, n int64, internalEvery int64) {
+func fill(t testing.TB, s store.Store, sessionID string, from, n int64, internalEvery int64) {
 	t.Helper()
 	var batch []synccore.Message
 	for seq := from; seq < from+n; seq++ {
 		var m synccore.Message
 		if seq%2 == 1 {
-			m = userMsg(sessionID, seq, "question")
+			m = UserMessage(sessionID, seq, "question")
 		} else {
-			m = agentMsg(sessionID, seq, textPart(1, "done", "answer"), textPart(2, "done", "more"))
+			m = AgentMessage(sessionID, seq, TextPart(1, "done", "answer"), TextPart(2, "done", "more"))
 			m.State = synccore.MessageDone
 		}
 		if internalEvery > 0 && seq%internalEvery == 0 {
@@ -26,38 +28,38 @@ func fill(t testing.TB, s *Store, sessionID string, from, n int64, internalEvery
 		}
 		batch = append(batch, m)
 		if len(batch) == 100 {
-			mustCommit(t, s, sessionID, batch...)
+			MustCommit(t, s, sessionID, batch...)
 			batch = batch[:0]
 		}
 	}
 	if len(batch) > 0 {
-		mustCommit(t, s, sessionID, batch...)
+		MustCommit(t, s, sessionID, batch...)
 	}
 }
 
-func TestMessagesEmptySession(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	for _, q := range []PageQuery{{Limit: 50}, {Limit: 1, BeforeSequence: 7}, {Limit: 200, IncludeInternal: true}} {
+func testMessagesEmptySession(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	for _, q := range []store.PageQuery{{Limit: 50}, {Limit: 1, BeforeSequence: 7}, {Limit: 200, IncludeInternal: true}} {
 		p := page(t, s, "s", q)
 		if p.Items == nil || len(p.Items) != 0 || p.Total != 0 || p.HasMore || p.StartSequence != 0 ||
 			p.EndSequence != 0 || p.NextBeforeSequence != 0 {
 			t.Fatalf("empty session page %+v = %#v", q, p)
 		}
 	}
-	_, err := s.Messages(context.Background(), "missing", PageQuery{Limit: 50})
-	wantCode(t, err, synccore.CodeNotFound)
+	_, err := s.Messages(context.Background(), "missing", store.PageQuery{Limit: 50})
+	WantCode(t, err, synccore.CodeNotFound)
 	_, err = s.History(context.Background(), "missing")
-	wantCode(t, err, synccore.CodeNotFound)
+	WantCode(t, err, synccore.CodeNotFound)
 }
 
-func TestMessagesExactPages(t *testing.T) {
+func testMessagesExactPages(t *testing.T, open Opener) {
 	for _, n := range []int{50, 200} {
-		s, _ := openTest(t)
-		newSession(t, s, "s")
+		s := open(t, fmt.Sprint("pages", n))
+		NewSession(t, s, "s")
 		fill(t, s, "s", 1, int64(n), 0)
 
-		p := page(t, s, "s", PageQuery{Limit: n})
+		p := page(t, s, "s", store.PageQuery{Limit: n})
 		if len(p.Items) != n || p.HasMore || p.NextBeforeSequence != 0 || p.Total != int64(n) ||
 			p.StartSequence != 1 || p.EndSequence != int64(n) {
 			t.Fatalf("n=%d limit=n: total=%d items=%d has_more=%v next=%d start=%d end=%d",
@@ -72,53 +74,53 @@ func TestMessagesExactPages(t *testing.T) {
 			}
 		}
 
-		p = page(t, s, "s", PageQuery{Limit: n - 1})
+		p = page(t, s, "s", store.PageQuery{Limit: n - 1})
 		if len(p.Items) != n-1 || !p.HasMore || p.NextBeforeSequence != 2 || p.StartSequence != 2 {
 			t.Fatalf("n=%d limit=n-1: %+v", n, p)
 		}
-		p = page(t, s, "s", PageQuery{Limit: n, BeforeSequence: p.NextBeforeSequence})
+		p = page(t, s, "s", store.PageQuery{Limit: n, BeforeSequence: p.NextBeforeSequence})
 		if len(p.Items) != 1 || p.Items[0].Sequence != 1 || p.HasMore || p.Total != int64(n) {
 			t.Fatalf("n=%d last page: %+v", n, p)
 		}
 	}
 }
 
-func TestMessagesBeforeEdges(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
+func testMessagesBeforeEdges(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
 	fill(t, s, "s", 1, 10, 0)
 
 	// before the first message: nothing, nothing older.
-	p := page(t, s, "s", PageQuery{Limit: 50, BeforeSequence: 1})
+	p := page(t, s, "s", store.PageQuery{Limit: 50, BeforeSequence: 1})
 	if len(p.Items) != 0 || p.HasMore || p.Total != 10 || p.StartSequence != 0 {
 		t.Fatalf("before=1: %+v", p)
 	}
-	p = page(t, s, "s", PageQuery{Limit: 50, BeforeSequence: 2})
+	p = page(t, s, "s", store.PageQuery{Limit: 50, BeforeSequence: 2})
 	if got := sequences(p.Items); !slices.Equal(got, []int64{1}) || p.HasMore {
 		t.Fatalf("before=2: %v has_more=%v", got, p.HasMore)
 	}
 	// past the head means "up to the head".
-	p = page(t, s, "s", PageQuery{Limit: 3, BeforeSequence: 1000})
+	p = page(t, s, "s", store.PageQuery{Limit: 3, BeforeSequence: 1000})
 	if got := sequences(p.Items); !slices.Equal(got, []int64{8, 9, 10}) || !p.HasMore || p.NextBeforeSequence != 8 {
 		t.Fatalf("before=1000: %v %+v", got, p)
 	}
-	p = page(t, s, "s", PageQuery{Limit: 3, BeforeSequence: 5})
+	p = page(t, s, "s", store.PageQuery{Limit: 3, BeforeSequence: 5})
 	if got := sequences(p.Items); !slices.Equal(got, []int64{2, 3, 4}) || !p.HasMore || p.NextBeforeSequence != 2 {
 		t.Fatalf("before=5: %v %+v", got, p)
 	}
 	// A limit over the maximum is capped rather than unbounded.
 	fill(t, s, "s", 11, 250, 0)
-	if p := page(t, s, "s", PageQuery{Limit: 10_000}); len(p.Items) != synccore.MaxPageLimit {
+	if p := page(t, s, "s", store.PageQuery{Limit: 10_000}); len(p.Items) != synccore.MaxPageLimit {
 		t.Fatalf("limit 10000 gave %d items", len(p.Items))
 	}
 }
 
-func TestMessagesInternal(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
+func testMessagesInternal(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
 	fill(t, s, "s", 1, 30, 3) // 3, 6, ..., 30 are internal: 10 of 30
 
-	p := page(t, s, "s", PageQuery{Limit: 50})
+	p := page(t, s, "s", store.PageQuery{Limit: 50})
 	if p.Total != 20 || len(p.Items) != 20 || p.HasMore {
 		t.Fatalf("visible: total=%d items=%d", p.Total, len(p.Items))
 	}
@@ -130,31 +132,31 @@ func TestMessagesInternal(t *testing.T) {
 			t.Fatalf("message %d has %d parts (parts of hidden neighbours leaked?)", m.Sequence, len(m.Parts))
 		}
 	}
-	p = page(t, s, "s", PageQuery{Limit: 50, IncludeInternal: true})
+	p = page(t, s, "s", store.PageQuery{Limit: 50, IncludeInternal: true})
 	if p.Total != 30 || len(p.Items) != 30 {
 		t.Fatalf("include_internal: total=%d items=%d", p.Total, len(p.Items))
 	}
 	// Visible pages of 4, newest first: 29 28 26 25 | 23 22 20 19 | ...
-	p = page(t, s, "s", PageQuery{Limit: 4})
+	p = page(t, s, "s", store.PageQuery{Limit: 4})
 	if got := sequences(p.Items); !slices.Equal(got, []int64{25, 26, 28, 29}) || p.NextBeforeSequence != 25 {
 		t.Fatalf("visible page: %v next=%d", got, p.NextBeforeSequence)
 	}
 	// A page whose only older messages are internal has no more visible ones.
-	p = page(t, s, "s", PageQuery{Limit: 2, BeforeSequence: 4})
+	p = page(t, s, "s", store.PageQuery{Limit: 2, BeforeSequence: 4})
 	if got := sequences(p.Items); !slices.Equal(got, []int64{1, 2}) || p.HasMore {
 		t.Fatalf("before=4: %v has_more=%v", got, p.HasMore)
 	}
 	h, err := s.History(context.Background(), "s")
-	if err != nil || len(h) != 30 || !slices.Equal(sequences(h), sequences(page(t, s, "s", PageQuery{Limit: 50, IncludeInternal: true}).Items)) {
+	if err != nil || len(h) != 30 || !slices.Equal(sequences(h), sequences(page(t, s, "s", store.PageQuery{Limit: 50, IncludeInternal: true}).Items)) {
 		t.Fatalf("History: %d messages, %v", len(h), err)
 	}
 }
 
 // walk reads the whole history page by page the way a client does and
 // returns the sequences in the order the client would hold them.
-func walk(t testing.TB, s *Store, sessionID string, limit int, internal bool) (seqs []int64, total int64) {
+func walk(t testing.TB, s store.Store, sessionID string, limit int, internal bool) (seqs []int64, total int64) {
 	t.Helper()
-	q := PageQuery{Limit: limit, IncludeInternal: internal}
+	q := store.PageQuery{Limit: limit, IncludeInternal: internal}
 	for {
 		p := page(t, s, sessionID, q)
 		seqs = append(sequences(p.Items), seqs...)
@@ -169,9 +171,9 @@ func walk(t testing.TB, s *Store, sessionID string, limit int, internal bool) (s
 	}
 }
 
-func TestMessagesWalkReachesEveryMessageOnce(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
+func testMessagesWalkReachesEveryMessageOnce(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
 	fill(t, s, "s", 1, 457, 5)
 	for _, limit := range []int{1, 7, 50, 200} {
 		for _, internal := range []bool{false, true} {

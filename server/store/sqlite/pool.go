@@ -1,7 +1,8 @@
-package store
+package sqlite
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"sync"
 )
 
@@ -28,7 +29,7 @@ func (p *pool) get(ctx context.Context, closed <-chan struct{}) (*conn, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-closed:
-		return nil, errClosed()
+		return nil, store.ErrClosed()
 	}
 	p.mu.Lock()
 	c := p.free[len(p.free)-1]

@@ -1,9 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/storetest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -25,9 +27,9 @@ import (
 func BenchmarkCommitCheckpoint(b *testing.B) {
 	ctx := context.Background()
 	s, _ := openTest(b)
-	newSession(b, s, "s")
-	m := agentMsg("s", 1, textPart(1, "streaming", "x"))
-	mustCommit(b, s, "s", m)
+	storetest.NewSession(b, s, "s")
+	m := storetest.AgentMessage("s", 1, storetest.TextPart(1, "streaming", "x"))
+	storetest.MustCommit(b, s, "s", m)
 	text := strings.Repeat("token ", 50)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -39,7 +41,7 @@ func BenchmarkCommitCheckpoint(b *testing.B) {
 		// Alternate between rewriting the open part and appending a new one,
 		// as a tool loop does.
 		seq := int64(i/2 + 1)
-		m.Parts = []synccore.Part{textPart(seq, "streaming", text)}
+		m.Parts = []synccore.Part{storetest.TextPart(seq, "streaming", text)}
 		if err := s.Commit(ctx, "s", []synccore.Message{m}); err != nil {
 			b.Fatal(err)
 		}
@@ -103,7 +105,7 @@ func buildFixture(path string) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.CreateSession(ctx, Session{SessionID: fixtureSession, Model: "scripted"}); err != nil {
+	if err := s.CreateSession(ctx, store.Session{SessionID: fixtureSession, Model: "scripted"}); err != nil {
 		return err
 	}
 	return s.write(ctx, func(c *conn) error {
@@ -217,9 +219,9 @@ func BenchmarkMessagesPage50UnderWriter(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// The fixture is shared: write to a session of this run only.
 	id := fmt.Sprintf("w-%d", time.Now().UnixNano())
-	newSession(b, s, id)
-	m := agentMsg(id, 1, textPart(1, "streaming", "x"))
-	mustCommit(b, s, id, m)
+	storetest.NewSession(b, s, id)
+	m := storetest.AgentMessage(id, 1, storetest.TextPart(1, "streaming", "x"))
+	storetest.MustCommit(b, s, id, m)
 	var wg sync.WaitGroup
 	var commits atomic.Int64
 	wg.Add(1)
@@ -227,7 +229,7 @@ func BenchmarkMessagesPage50UnderWriter(b *testing.B) {
 		defer wg.Done()
 		for ctx.Err() == nil {
 			m.Revision++
-			m.Parts = []synccore.Part{textPart(1, "streaming", strings.Repeat("y", int(m.Revision%500)))}
+			m.Parts = []synccore.Part{storetest.TextPart(1, "streaming", strings.Repeat("y", int(m.Revision%500)))}
 			if err := s.Commit(ctx, id, []synccore.Message{m}); err != nil {
 				return
 			}
@@ -276,7 +278,7 @@ func benchPages(b *testing.B, s *Store) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		q := PageQuery{Limit: 50, BeforeSequence: beforeFor(rng)}
+		q := store.PageQuery{Limit: 50, BeforeSequence: beforeFor(rng)}
 		t0, c0 := time.Now(), threadCPU()
 		p, err := s.Messages(ctx, fixtureSession, q)
 		lat = append(lat, time.Since(t0))

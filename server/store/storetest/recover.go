@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -8,35 +8,31 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-func TestRecoverStreaming(t *testing.T) {
+func testRecoverStreaming(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, path := openTest(t)
-	newSession(t, s, "a")
-	newSession(t, s, "b")
+	s := open(t, "main")
+	NewSession(t, s, "a")
+	NewSession(t, s, "b")
 
-	open := agentMsg("a", 2,
-		textPart(1, synccore.StateDone, "finished text"),
+	streaming := AgentMessage("a", 2,
+		TextPart(1, synccore.StateDone, "finished text"),
 		synccore.Part{PartID: "reasoning:2", Sequence: 2, Type: synccore.PartReasoning, State: synccore.StateStreaming, Text: "hmm"},
 		synccore.Part{PartID: "tool:3", Sequence: 3, Type: synccore.PartTool, ToolCallID: "c1", State: synccore.ToolAwaitingApprove},
 		synccore.Part{PartID: "interaction:4", Sequence: 4, Type: synccore.PartInteraction, InteractionID: "i1", Status: synccore.InteractionPending},
 		synccore.Part{PartID: "tool:5", Sequence: 5, Type: synccore.PartTool, ToolCallID: "c0", State: synccore.ToolOutputAvailable, Output: "ok"},
-		textPart(6, synccore.StateStreaming, "partial"),
+		TextPart(6, synccore.StateStreaming, "partial"),
 		synccore.Part{PartID: "action:7", Sequence: 7, Type: synccore.PartAction, ActionID: "x", State: synccore.ActionPending},
 	)
-	mustCommit(t, s, "a", userMsg("a", 1, "go"), open)
-	closed := agentMsg("b", 1, textPart(1, "done", "all good"))
+	MustCommit(t, s, "a", UserMessage("a", 1, "go"), streaming)
+	closed := AgentMessage("b", 1, TextPart(1, "done", "all good"))
 	closed.State = synccore.MessageDone
-	mustCommit(t, s, "b", closed, agentMsg("b", 2)) // b/2: streaming with no parts at all
+	MustCommit(t, s, "b", closed, AgentMessage("b", 2)) // b/2: streaming with no parts at all
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	// A restart: a new Store on the same file.
-	s, err := Open(ctx, path, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	// A restart: a new Store on the same data.
+	s = open(t, "main")
 	var seen []string
 	mkErr := func(m synccore.Message) synccore.Part {
 		seen = append(seen, fmt.Sprintf("%s/%s@%d/%s", m.SessionID, m.MessageID, m.Revision, m.State))

@@ -1,14 +1,15 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"strings"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
 )
 
-func TestTitleFrom(t *testing.T) {
+func testTitleFrom(t *testing.T, open Opener) {
 	for _, c := range []struct{ text, want string }{
 		{"  hello\n\tworld  ", "hello world"},
 		{"", ""},
@@ -16,7 +17,7 @@ func TestTitleFrom(t *testing.T) {
 		{strings.Repeat("é", 70), strings.Repeat("é", 60) + "…"},
 	} {
 		m := synccore.Message{Role: synccore.RoleUser, Parts: []synccore.Part{{Type: synccore.PartText, Text: c.text}}}
-		if got := TitleFrom(m); got != c.want {
+		if got := store.TitleFrom(m); got != c.want {
 			t.Errorf("TitleFrom(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
@@ -25,22 +26,22 @@ func TestTitleFrom(t *testing.T) {
 // TestSessionTitleRenameDelete: the first visible user message names the
 // session, later ones do not, a rename wins and is not activity, and a
 // delete removes the session with its messages.
-func TestSessionTitleRenameDelete(t *testing.T) {
+func testSessionTitleRenameDelete(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
+	s := open(t, "main")
 	for i, id := range []string{"a", "b"} {
-		if err := s.CreateSession(ctx, Session{SessionID: id, Model: "m", CreatedAt: int64(1000 + i)}); err != nil {
+		if err := s.CreateSession(ctx, store.Session{SessionID: id, Model: "m", CreatedAt: int64(1000 + i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	internal := userMsg("a", 1, "recovery prompt")
+	internal := UserMessage("a", 1, "recovery prompt")
 	internal.Visibility = synccore.VisibilityInternal
-	mustCommit(t, s, "a", internal)
+	MustCommit(t, s, "a", internal)
 	if got, _ := s.Session(ctx, "a"); got.Title != "" {
 		t.Fatalf("an internal message named the session: %q", got.Title)
 	}
-	mustCommit(t, s, "a", userMsg("a", 2, "  Plan a trip\nto Oslo "), agentMsg("a", 3))
-	mustCommit(t, s, "a", userMsg("a", 4, "second prompt"))
+	MustCommit(t, s, "a", UserMessage("a", 2, "  Plan a trip\nto Oslo "), AgentMessage("a", 3))
+	MustCommit(t, s, "a", UserMessage("a", 4, "second prompt"))
 	got, _ := s.Session(ctx, "a")
 	if got.Title != "Plan a trip to Oslo" {
 		t.Fatalf("title = %q", got.Title)
@@ -56,36 +57,36 @@ func TestSessionTitleRenameDelete(t *testing.T) {
 	if err != nil || renamed.Title != "Oslo trip" || renamed.UpdatedAt != before {
 		t.Fatalf("rename = %+v, %v", renamed, err)
 	}
-	mustCommit(t, s, "a", userMsg("a", 5, "another"))
+	MustCommit(t, s, "a", UserMessage("a", 5, "another"))
 	if got, _ := s.Session(ctx, "a"); got.Title != "Oslo trip" {
 		t.Fatalf("a message replaced the chosen title: %q", got.Title)
 	}
 	_, err = s.RenameSession(ctx, "a", " \n ")
-	wantCode(t, err, synccore.CodeBadRequest)
-	_, err = s.RenameSession(ctx, "a", strings.Repeat("x", MaxTitleRunes+1))
-	wantCode(t, err, synccore.CodeBadRequest)
+	WantCode(t, err, synccore.CodeBadRequest)
+	_, err = s.RenameSession(ctx, "a", strings.Repeat("x", store.MaxTitleRunes+1))
+	WantCode(t, err, synccore.CodeBadRequest)
 	_, err = s.RenameSession(ctx, "zz", "x")
-	wantCode(t, err, synccore.CodeNotFound)
+	WantCode(t, err, synccore.CodeNotFound)
 
-	if err := s.PutSummary(ctx, "a", Summary{FromSequence: 1, ToSequence: 3, Text: "a trip", Model: "m", CreatedAt: 1}); err != nil {
+	if err := s.PutSummary(ctx, "a", store.Summary{FromSequence: 1, ToSequence: 3, Text: "a trip", Model: "m", CreatedAt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteSession(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Session(ctx, "a")
-	wantCode(t, err, synccore.CodeNotFound)
-	_, err = s.Messages(ctx, "a", PageQuery{Limit: 10})
-	wantCode(t, err, synccore.CodeNotFound)
-	wantCode(t, s.DeleteSession(ctx, "a"), synccore.CodeNotFound)
+	WantCode(t, err, synccore.CodeNotFound)
+	_, err = s.Messages(ctx, "a", store.PageQuery{Limit: 10})
+	WantCode(t, err, synccore.CodeNotFound)
+	WantCode(t, s.DeleteSession(ctx, "a"), synccore.CodeNotFound)
 	if list, _ := s.ListSessions(ctx, 0); len(list) != 1 || list[0].SessionID != "b" {
 		t.Fatalf("after delete: %+v", list)
 	}
 	// Its id can be used again: nothing of it is left.
-	if err := s.CreateSession(ctx, Session{SessionID: "a", Model: "m"}); err != nil {
+	if err := s.CreateSession(ctx, store.Session{SessionID: "a", Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	if page, err := s.Messages(ctx, "a", PageQuery{Limit: 10}); err != nil || len(page.Items) != 0 || page.Total != 0 {
+	if page, err := s.Messages(ctx, "a", store.PageQuery{Limit: 10}); err != nil || len(page.Items) != 0 || page.Total != 0 {
 		t.Fatalf("recreated session: %+v, %v", page, err)
 	}
 	if _, ok, err := s.LatestSummary(ctx, "a"); err != nil || ok {

@@ -1,8 +1,9 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"errors"
+	"github.com/agentsync/agentsync/server/store/storetest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestPoolWaitHonoursContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	newSession(t, s, "s")
+	storetest.NewSession(t, s, "s")
 
 	hold, held := make(chan struct{}), make(chan struct{})
 	go s.read(context.Background(), func(c *conn) error {

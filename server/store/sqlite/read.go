@@ -1,9 +1,10 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"slices"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/ncruces/go-sqlite3"
 )
@@ -41,14 +42,8 @@ const (
 // visible ones only unless q.IncludeInternal, oldest first. A Limit <= 0
 // reads the default page (50), one over 200 is capped. CodeNotFound if the
 // session does not exist.
-func (s *Store) Messages(ctx context.Context, sessionID string, q PageQuery) (synccore.MessagePage, error) {
-	// The caller validates Limit; still, an unset limit reads the default
-	// page and a large one is capped, so no value turns into an unbounded read.
-	limit := q.Limit
-	if limit <= 0 {
-		limit = synccore.DefaultPageLimit
-	}
-	limit = min(limit, synccore.MaxPageLimit)
+func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
+	limit := store.PageLimit(q.Limit)
 	page := synccore.MessagePage{Items: []synccore.Message{}}
 	err := s.read(ctx, func(c *conn) error {
 		sess, err := lookupSession(c, sessionID)
@@ -114,7 +109,7 @@ func (s *Store) Message(ctx context.Context, sessionID, messageID string) (syncc
 			return err
 		}
 		if !found {
-			return synccore.Errorf(synccore.CodeNotFound, "message %q not found in session %q", messageID, sessionID)
+			return store.ErrNoMessage(sessionID, messageID)
 		}
 		out = m
 		return nil

@@ -1,24 +1,25 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"testing"
 )
 
-func TestSessions(t *testing.T) {
+func testSessions(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
+	s := open(t, "main")
 
 	_, err := s.Session(ctx, "nope")
-	wantCode(t, err, "not_found")
-	wantCode(t, s.CreateSession(ctx, Session{}), "bad_request")
+	WantCode(t, err, "not_found")
+	WantCode(t, s.CreateSession(ctx, store.Session{}), "bad_request")
 
 	for i, id := range []string{"a", "b", "c"} {
-		if err := s.CreateSession(ctx, Session{SessionID: id, Model: "m", CreatedAt: int64(1000 + i)}); err != nil {
+		if err := s.CreateSession(ctx, store.Session{SessionID: id, Model: "m", CreatedAt: int64(1000 + i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantCode(t, s.CreateSession(ctx, Session{SessionID: "b"}), "conflict")
+	WantCode(t, s.CreateSession(ctx, store.Session{SessionID: "b"}), "conflict")
 
 	list, err := s.ListSessions(ctx, 0)
 	if err != nil {
@@ -36,24 +37,24 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("Session(b) = %+v, %v", got, err)
 	}
 
-	if err := s.UpdateSession(ctx, Session{SessionID: "b", Model: "m2", ApprovalMode: "auto", UpdatedAt: 5000}); err != nil {
+	if err := s.UpdateSession(ctx, store.Session{SessionID: "b", Model: "m2", ApprovalMode: "auto", UpdatedAt: 5000}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = s.Session(ctx, "b")
 	if got.Model != "m2" || got.ApprovalMode != "auto" || got.UpdatedAt != 5000 || got.CreatedAt != 1001 {
 		t.Fatalf("after update: %+v", got)
 	}
-	wantCode(t, s.UpdateSession(ctx, Session{SessionID: "zz"}), "not_found")
+	WantCode(t, s.UpdateSession(ctx, store.Session{SessionID: "zz"}), "not_found")
 
-	mustCommit(t, s, "b", userMsg("b", 1, "hi"), agentMsg("b", 2))
+	MustCommit(t, s, "b", UserMessage("b", 1, "hi"), AgentMessage("b", 2))
 	got, _ = s.Session(ctx, "b")
 	if got.HeadSequence != 2 || got.UpdatedAt < 5000 {
 		t.Fatalf("after commit: %+v", got)
 	}
 }
 
-func TestEmptyListSessionsIsNotNil(t *testing.T) {
-	s, _ := openTest(t)
+func testEmptyListSessionsIsNotNil(t *testing.T, open Opener) {
+	s := open(t, "main")
 	list, err := s.ListSessions(context.Background(), 10)
 	if err != nil || list == nil || len(list) != 0 {
 		t.Fatalf("ListSessions on empty store = %#v, %v", list, err)

@@ -1,29 +1,30 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"reflect"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
 )
 
-func TestSummariesAndRange(t *testing.T) {
-	s, path := openTest(t)
+func testSummariesAndRange(t *testing.T, open Opener) {
+	s := open(t, "main")
 	ctx := context.Background()
-	newSession(t, s, "s1")
+	NewSession(t, s, "s1")
 	for i := int64(1); i <= 10; i++ {
-		mustCommit(t, s, "s1", userMsg("s1", i, "m"))
+		MustCommit(t, s, "s1", UserMessage("s1", i, "m"))
 	}
 	if _, ok, err := s.LatestSummary(ctx, "s1"); ok || err != nil {
 		t.Fatalf("a new session has a summary (%v)", err)
 	}
-	wantCode(t, s.PutSummary(ctx, "s1", Summary{FromSequence: 1, ToSequence: 11, Text: "x"}), synccore.CodeBadRequest)
-	wantCode(t, s.PutSummary(ctx, "s1", Summary{FromSequence: 0, ToSequence: 3, Text: "x"}), synccore.CodeBadRequest)
-	wantCode(t, s.PutSummary(ctx, "nope", Summary{FromSequence: 1, ToSequence: 1}), synccore.CodeNotFound)
-	a := Summary{FromSequence: 1, ToSequence: 4, Text: "first", Model: "scripted", CreatedAt: 5}
-	b := Summary{FromSequence: 1, ToSequence: 7, Text: "second", Model: "openai:x", CreatedAt: 6}
-	for _, sum := range []Summary{b, a} {
+	WantCode(t, s.PutSummary(ctx, "s1", store.Summary{FromSequence: 1, ToSequence: 11, Text: "x"}), synccore.CodeBadRequest)
+	WantCode(t, s.PutSummary(ctx, "s1", store.Summary{FromSequence: 0, ToSequence: 3, Text: "x"}), synccore.CodeBadRequest)
+	WantCode(t, s.PutSummary(ctx, "nope", store.Summary{FromSequence: 1, ToSequence: 1}), synccore.CodeNotFound)
+	a := store.Summary{FromSequence: 1, ToSequence: 4, Text: "first", Model: "scripted", CreatedAt: 5}
+	b := store.Summary{FromSequence: 1, ToSequence: 7, Text: "second", Model: "openai:x", CreatedAt: 6}
+	for _, sum := range []store.Summary{b, a} {
 		if err := s.PutSummary(ctx, "s1", sum); err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestSummariesAndRange(t *testing.T) {
 		t.Fatalf("latest %+v, want %+v (%v)", got, b, err)
 	}
 	// Summaries are not messages: pages are unchanged.
-	if p := page(t, s, "s1", PageQuery{Limit: 50, IncludeInternal: true}); p.Total != 10 || len(p.Items) != 10 {
+	if p := page(t, s, "s1", store.PageQuery{Limit: 50, IncludeInternal: true}); p.Total != 10 || len(p.Items) != 10 {
 		t.Fatalf("page after summaries: total %d, %d items", p.Total, len(p.Items))
 	}
 	r, err := s.Range(ctx, "s1", 8, 20)
@@ -47,11 +48,7 @@ func TestSummariesAndRange(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Open(ctx, path, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := open(t, "main")
 	if got, _, _ := s2.LatestSummary(ctx, "s1"); !reflect.DeepEqual(got, b) {
 		t.Fatalf("after reopen %+v", got)
 	}

@@ -1,7 +1,8 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,11 +15,11 @@ import (
 // growing one streaming message and appending new ones. Every page must be
 // a consistent snapshot: the header's revision matches its parts' content,
 // and an include_internal page up to the head ends exactly at total.
-func TestReadersWhileWriterCommits(t *testing.T) {
+func testReadersWhileWriterCommits(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	mustCommit(t, s, "s", userMsg("s", 1, "go"))
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	MustCommit(t, s, "s", UserMessage("s", 1, "go"))
 
 	const writes = 300
 	var stop atomic.Bool
@@ -35,7 +36,7 @@ func TestReadersWhileWriterCommits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for n := 0; !stop.Load(); n++ {
-				p, err := s.Messages(ctx, "s", PageQuery{Limit: 20 + r, IncludeInternal: true})
+				p, err := s.Messages(ctx, "s", store.PageQuery{Limit: 20 + r, IncludeInternal: true})
 				if err != nil {
 					report(err.Error())
 					return
@@ -64,16 +65,16 @@ func TestReadersWhileWriterCommits(t *testing.T) {
 
 	// The writer: revision r of msg-2 holds r x's; every 10th write also
 	// appends a user message in the same batch.
-	a := agentMsg("s", 2, textPart(1, "streaming", "x"))
-	mustCommit(t, s, "s", a)
+	a := AgentMessage("s", 2, TextPart(1, "streaming", "x"))
+	MustCommit(t, s, "s", a)
 	head := int64(2)
 	for rev := int64(2); rev <= writes; rev++ {
 		a.Revision = rev
-		a.Parts = []synccore.Part{textPart(1, "streaming", strings.Repeat("x", int(rev)))}
+		a.Parts = []synccore.Part{TextPart(1, "streaming", strings.Repeat("x", int(rev)))}
 		batch := []synccore.Message{a}
 		if rev%10 == 0 {
 			head++
-			batch = append(batch, userMsg("s", head, "more"))
+			batch = append(batch, UserMessage("s", head, "more"))
 		}
 		if err := s.Commit(ctx, "s", batch); err != nil {
 			t.Fatalf("commit %d: %v", rev, err)
@@ -93,12 +94,12 @@ func TestReadersWhileWriterCommits(t *testing.T) {
 
 // TestConcurrentWritersSerialise has several goroutines commit to their
 // own sessions at once: every commit lands and is counted.
-func TestConcurrentWritersSerialise(t *testing.T) {
+func testConcurrentWritersSerialise(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
+	s := open(t, "main")
 	ids := []string{"w0", "w1", "w2", "w3"}
 	for _, id := range ids {
-		newSession(t, s, id)
+		NewSession(t, s, id)
 	}
 	before := s.CommitCount()
 	var wg sync.WaitGroup
@@ -107,7 +108,7 @@ func TestConcurrentWritersSerialise(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for seq := int64(1); seq <= 50; seq++ {
-				if err := s.Commit(ctx, id, []synccore.Message{userMsg(id, seq, "x")}); err != nil {
+				if err := s.Commit(ctx, id, []synccore.Message{UserMessage(id, seq, "x")}); err != nil {
 					t.Errorf("%s/%d: %v", id, seq, err)
 					return
 				}
@@ -119,7 +120,7 @@ func TestConcurrentWritersSerialise(t *testing.T) {
 		t.Fatalf("CommitCount grew by %d, want 200", got)
 	}
 	for _, id := range ids {
-		if p := page(t, s, id, PageQuery{Limit: 200}); p.Total != 50 || len(p.Items) != 50 {
+		if p := page(t, s, id, store.PageQuery{Limit: 200}); p.Total != 50 || len(p.Items) != 50 {
 			t.Fatalf("%s: total %d", id, p.Total)
 		}
 	}

@@ -1,9 +1,10 @@
-package store
+package storetest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentsync/agentsync/server/store"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -18,17 +19,17 @@ import (
 // model, and after every batch walks the history with a random page size:
 // every walk must see each expected message exactly once, in order, equal
 // to the model.
-func TestPropertyRandomCommitsAndWalks(t *testing.T) {
+func testPropertyRandomCommitsAndWalks(t *testing.T, open Opener) {
 	for seed := uint64(1); seed <= 8; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { propertyRun(t, seed) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { propertyRun(t, open, seed) })
 	}
 }
 
-func propertyRun(t *testing.T, seed uint64) {
+func propertyRun(t *testing.T, open Opener, seed uint64) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 42))
-	s, _ := openTest(t)
-	newSession(t, s, "p")
+	s := open(t, "main")
+	NewSession(t, s, "p")
 	var model []synccore.Message // index = sequence-1
 	accepted, rejected, updates := 0, 0, 0
 	defer func() {
@@ -84,8 +85,8 @@ func propertyRun(t *testing.T, seed uint64) {
 	}
 }
 
-func walkMessages(t *testing.T, s *Store, id string, limit int, internal bool) []synccore.Message {
-	q := PageQuery{Limit: limit, IncludeInternal: internal}
+func walkMessages(t *testing.T, s store.Store, id string, limit int, internal bool) []synccore.Message {
+	q := store.PageQuery{Limit: limit, IncludeInternal: internal}
 	var out []synccore.Message
 	for {
 		p := page(t, s, id, q)
@@ -124,9 +125,9 @@ func randomBatch(rng *rand.Rand, model []synccore.Message) ([]synccore.Message, 
 			m.Parts = nil
 			if n > 0 { // rewrite one existing part
 				k := 1 + rng.Int64N(n)
-				m.Parts = append(m.Parts, textPart(k, "streaming", fmt.Sprint("rev", m.Revision)))
+				m.Parts = append(m.Parts, TextPart(k, "streaming", fmt.Sprint("rev", m.Revision)))
 			}
-			m.Parts = append(m.Parts, textPart(n+1, "streaming", "new")) // and add one
+			m.Parts = append(m.Parts, TextPart(n+1, "streaming", "new")) // and add one
 			pending[m.Sequence] = mergedFor(model, pending, m)
 			batch = append(batch, m)
 			continue
@@ -134,9 +135,9 @@ func randomBatch(rng *rand.Rand, model []synccore.Message) ([]synccore.Message, 
 		head++
 		var m synccore.Message
 		if rng.IntN(2) == 0 {
-			m = userMsg("p", head, fmt.Sprint("u", head))
+			m = UserMessage("p", head, fmt.Sprint("u", head))
 		} else {
-			m = agentMsg("p", head, textPart(1, "streaming", "a"))
+			m = AgentMessage("p", head, TextPart(1, "streaming", "a"))
 		}
 		if rng.IntN(4) == 0 {
 			m.Visibility = synccore.VisibilityInternal

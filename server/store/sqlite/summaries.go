@@ -1,25 +1,15 @@
-package store
+package sqlite
 
 import (
 	"context"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// Summary stands for the messages FromSequence..ToSequence of a session in
-// a model's context. It is derived data of the composer policy: it has no
-// sequence, is never a message and never appears in a page.
-type Summary struct {
-	FromSequence int64
-	ToSequence   int64
-	Text         string
-	Model        string // the model that wrote it
-	CreatedAt    int64  // Unix ms
-}
-
 // LatestSummary is the summary reaching furthest into the session;
 // ok=false if it has none. CodeNotFound for an unknown session.
-func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum Summary, ok bool, err error) {
+func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum store.Summary, ok bool, err error) {
 	err = s.read(ctx, func(c *conn) error {
 		sess, err := lookupSession(c, sessionID)
 		if err != nil {
@@ -31,7 +21,7 @@ func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum Summar
 			return err
 		}
 		if ok = st.Step(); ok {
-			sum = Summary{FromSequence: st.ColumnInt64(0), ToSequence: st.ColumnInt64(1), Text: st.ColumnText(2),
+			sum = store.Summary{FromSequence: st.ColumnInt64(0), ToSequence: st.ColumnInt64(1), Text: st.ColumnText(2),
 				Model: st.ColumnText(3), CreatedAt: st.ColumnInt64(4)}
 		}
 		return done(st)
@@ -41,7 +31,7 @@ func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum Summar
 
 // PutSummary stores sum (replacing one with the same end). Its range must
 // lie within the session's committed messages.
-func (s *Store) PutSummary(ctx context.Context, sessionID string, sum Summary) error {
+func (s *Store) PutSummary(ctx context.Context, sessionID string, sum store.Summary) error {
 	if sum.CreatedAt == 0 {
 		sum.CreatedAt = nowMillis()
 	}
@@ -50,8 +40,8 @@ func (s *Store) PutSummary(ctx context.Context, sessionID string, sum Summary) e
 		if err != nil {
 			return err
 		}
-		if sum.FromSequence < 1 || sum.ToSequence < sum.FromSequence || sum.ToSequence > sess.head {
-			return synccore.Errorf(synccore.CodeBadRequest, "summary range %d..%d is not within 1..%d", sum.FromSequence, sum.ToSequence, sess.head)
+		if err := store.CheckSummary(sum, sess.head); err != nil {
+			return err
 		}
 		return c.exec(`INSERT OR REPLACE INTO summaries (sid, to_sequence, from_sequence, text, model, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, sess.sid, sum.ToSequence, sum.FromSequence, sum.Text, sum.Model, sum.CreatedAt)

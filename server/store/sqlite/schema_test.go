@@ -1,15 +1,17 @@
-package store
+package sqlite
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/storetest"
 	"testing"
 )
 
 func TestOpenCreatesDirsAndMigratesOnce(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTest(t)
-	newSession(t, s, "s1")
-	mustCommit(t, s, "s1", userMsg("s1", 1, "hello"))
+	storetest.NewSession(t, s, "s1")
+	storetest.MustCommit(t, s, "s1", storetest.UserMessage("s1", 1, "hello"))
 
 	// Reopen the same file twice: migrations must not run again and the
 	// data must still be there.
@@ -34,7 +36,7 @@ func TestOpenCreatesDirsAndMigratesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := s2.Messages(ctx, "s1", PageQuery{Limit: 50})
+		p, err := s2.Messages(ctx, "s1", store.PageQuery{Limit: 50})
 		if err != nil || len(p.Items) != 1 || p.Items[0].Parts[0].Text != "hello" {
 			t.Fatalf("after reopen: page %+v, err %v", p, err)
 		}
@@ -90,6 +92,6 @@ func TestClosedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Session(context.Background(), "x")
-	wantCode(t, err, "closed")
-	wantCode(t, s.CreateSession(context.Background(), Session{SessionID: "x"}), "closed")
+	storetest.WantCode(t, err, "closed")
+	storetest.WantCode(t, s.CreateSession(context.Background(), store.Session{SessionID: "x"}), "closed")
 }

@@ -1,21 +1,22 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"reflect"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
 )
 
-func TestCommitNewAndUpdate(t *testing.T) {
+func testCommitNewAndUpdate(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
-	newSession(t, s, "s")
+	s := open(t, "main")
+	NewSession(t, s, "s")
 
 	before := s.CommitCount()
-	a := agentMsg("s", 2, textPart(1, synccore.StateStreaming, "Hel"))
-	mustCommit(t, s, "s", userMsg("s", 1, "hi"), a)
+	a := AgentMessage("s", 2, TextPart(1, synccore.StateStreaming, "Hel"))
+	MustCommit(t, s, "s", UserMessage("s", 1, "hi"), a)
 	if got := s.CommitCount() - before; got != 1 {
 		t.Fatalf("one batch cost %d commits", got)
 	}
@@ -23,18 +24,18 @@ func TestCommitNewAndUpdate(t *testing.T) {
 	// revision 2: the text part grows, a tool part is added.
 	a.Revision = 2
 	a.Parts = []synccore.Part{
-		textPart(1, synccore.StateDone, "Hello"),
+		TextPart(1, synccore.StateDone, "Hello"),
 		{PartID: "tool:c1", Sequence: 2, Type: synccore.PartTool, ToolCallID: "c1", ToolName: "search",
 			State: synccore.ToolRunning, Input: map[string]any{"q": "go"}},
 	}
-	mustCommit(t, s, "s", a)
+	MustCommit(t, s, "s", a)
 
 	// revision 3 gives only the tool part: the text part must be kept.
 	a.Revision = 3
 	a.State = synccore.MessageDone
 	a.Parts = []synccore.Part{{PartID: "tool:c1", Sequence: 2, Type: synccore.PartTool, ToolCallID: "c1",
 		ToolName: "search", State: synccore.ToolOutputAvailable, Input: map[string]any{"q": "go"}, Output: "found"}}
-	mustCommit(t, s, "s", a)
+	MustCommit(t, s, "s", a)
 
 	got, err := s.Message(ctx, "s", "msg-2")
 	if err != nil {
@@ -54,16 +55,16 @@ func TestCommitNewAndUpdate(t *testing.T) {
 		t.Fatal("Message(nope) found something")
 	}
 	_, err = s.Message(ctx, "s", "nope")
-	wantCode(t, err, synccore.CodeNotFound)
+	WantCode(t, err, synccore.CodeNotFound)
 	_, err = s.Message(ctx, "nosession", "msg-1")
-	wantCode(t, err, synccore.CodeNotFound)
+	WantCode(t, err, synccore.CodeNotFound)
 }
 
-func TestCommitRoundTripsEveryField(t *testing.T) {
+func testCommitRoundTripsEveryField(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	m := agentMsg("s", 1,
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	m := AgentMessage("s", 1,
 		synccore.Part{PartID: "r:1", Sequence: 1, Type: synccore.PartReasoning, StepID: "st", State: "done", Text: "think"},
 		synccore.Part{PartID: "f:2", Sequence: 2, Type: synccore.PartFile, URL: "https://x/y.png", MediaType: "image/png", Filename: "y.png"},
 		synccore.Part{PartID: "d:3", Sequence: 3, Type: synccore.PartData, DataType: "chart", DataID: "d1", Data: map[string]any{"n": int8(3)}},
@@ -74,7 +75,7 @@ func TestCommitRoundTripsEveryField(t *testing.T) {
 	)
 	m.TurnID = "turn-x"
 	m.Visibility = synccore.VisibilityInternal
-	mustCommit(t, s, "s", m)
+	MustCommit(t, s, "s", m)
 	got, err := s.Message(ctx, "s", m.MessageID)
 	if err != nil {
 		t.Fatal(err)
@@ -84,38 +85,38 @@ func TestCommitRoundTripsEveryField(t *testing.T) {
 	}
 }
 
-func TestCommitRules(t *testing.T) {
+func testCommitRules(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	mustCommit(t, s, "s", userMsg("s", 1, "hi"), agentMsg("s", 2, textPart(1, "streaming", "x")))
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	MustCommit(t, s, "s", UserMessage("s", 1, "hi"), AgentMessage("s", 2, TextPart(1, "streaming", "x")))
 
-	a := agentMsg("s", 2, textPart(1, "streaming", "xy"))
+	a := AgentMessage("s", 2, TextPart(1, "streaming", "xy"))
 	cases := []struct {
 		name string
 		code string
 		msgs []synccore.Message
 	}{
 		{"unknown session", synccore.CodeNotFound, nil},
-		{"new message skips a sequence", synccore.CodeConflict, []synccore.Message{userMsg("s", 4, "x")}},
+		{"new message skips a sequence", synccore.CodeConflict, []synccore.Message{UserMessage("s", 4, "x")}},
 		{"new message reuses a sequence", synccore.CodeConflict, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 2, "x")
+			m := UserMessage("s", 2, "x")
 			m.MessageID = "other"
 			return m
 		}()}},
 		{"new message with revision 2", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 3, "x")
+			m := UserMessage("s", 3, "x")
 			m.Revision = 2
 			return m
 		}()}},
 		{"stale revision", synccore.CodeRevisionBackward, []synccore.Message{a}},
 		{"skipped revision", synccore.CodeConflict, []synccore.Message{func() synccore.Message { m := a; m.Revision = 3; return m }()}},
-		{"user message is final", synccore.CodeDoneIsFinal, []synccore.Message{func() synccore.Message { m := userMsg("s", 1, "edit"); m.Revision = 2; return m }()}},
+		{"user message is final", synccore.CodeDoneIsFinal, []synccore.Message{func() synccore.Message { m := UserMessage("s", 1, "edit"); m.Revision = 2; return m }()}},
 		{"message sequence changed", synccore.CodeSequenceChanged, []synccore.Message{func() synccore.Message { m := a; m.Revision = 2; m.Sequence = 3; return m }()}},
 		{"part sequence changed", synccore.CodeSequenceChanged, []synccore.Message{func() synccore.Message {
 			m := a
 			m.Revision = 2
-			m.Parts = []synccore.Part{textPart(1, "streaming", "x")}
+			m.Parts = []synccore.Part{TextPart(1, "streaming", "x")}
 			m.Parts[0].Sequence = 2
 			return m
 		}()}},
@@ -128,33 +129,33 @@ func TestCommitRules(t *testing.T) {
 		{"part gap", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message {
 			m := a
 			m.Revision = 2
-			m.Parts = []synccore.Part{textPart(3, "streaming", "x")}
+			m.Parts = []synccore.Part{TextPart(3, "streaming", "x")}
 			return m
 		}()}},
 		{"unknown part type", synccore.CodeUnknownPartType, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 3, "x")
+			m := UserMessage("s", 3, "x")
 			m.Parts[0].Type = "video"
 			return m
 		}()}},
 		{"part without id", synccore.CodeInvalidPart, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 3, "x")
+			m := UserMessage("s", 3, "x")
 			m.Parts[0].PartID = ""
 			return m
 		}()}},
 		{"duplicate part id", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 3, "x")
+			m := UserMessage("s", 3, "x")
 			m.Parts = append(m.Parts, m.Parts[0])
 			m.Parts[1].Sequence = 2
 			return m
 		}()}},
 		{"user message with state", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message {
-			m := userMsg("s", 3, "x")
+			m := UserMessage("s", 3, "x")
 			m.State = synccore.MessageDone
 			return m
 		}()}},
-		{"bad role", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := userMsg("s", 3, "x"); m.Role = "system"; return m }()}},
-		{"bad visibility", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := userMsg("s", 3, "x"); m.Visibility = ""; return m }()}},
-		{"other session's message", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := userMsg("t", 3, "x"); return m }()}},
+		{"bad role", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := UserMessage("s", 3, "x"); m.Role = "system"; return m }()}},
+		{"bad visibility", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := UserMessage("s", 3, "x"); m.Visibility = ""; return m }()}},
+		{"other session's message", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message { m := UserMessage("t", 3, "x"); return m }()}},
 		{"visibility changed", synccore.CodeInvalidMessage, []synccore.Message{func() synccore.Message {
 			m := a
 			m.Revision = 2
@@ -167,10 +168,10 @@ func TestCommitRules(t *testing.T) {
 			sid := "s"
 			if tc.msgs == nil {
 				sid = "missing"
-				tc.msgs = []synccore.Message{userMsg("missing", 1, "x")}
+				tc.msgs = []synccore.Message{UserMessage("missing", 1, "x")}
 			}
 			before := s.CommitCount()
-			wantCode(t, s.Commit(ctx, sid, tc.msgs), tc.code)
+			WantCode(t, s.Commit(ctx, sid, tc.msgs), tc.code)
 			if s.CommitCount() != before {
 				t.Error("a rejected batch was counted as a commit")
 			}
@@ -180,24 +181,24 @@ func TestCommitRules(t *testing.T) {
 	// Done is final for agent messages too.
 	a.Revision = 2
 	a.State = synccore.MessageDone
-	mustCommit(t, s, "s", a)
+	MustCommit(t, s, "s", a)
 	a.Revision = 3
-	wantCode(t, s.Commit(ctx, "s", []synccore.Message{a}), synccore.CodeDoneIsFinal)
+	WantCode(t, s.Commit(ctx, "s", []synccore.Message{a}), synccore.CodeDoneIsFinal)
 }
 
-func TestCommitBatchIsAtomic(t *testing.T) {
+func testCommitBatchIsAtomic(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	mustCommit(t, s, "s", agentMsg("s", 1, textPart(1, "streaming", "a")))
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	MustCommit(t, s, "s", AgentMessage("s", 1, TextPart(1, "streaming", "a")))
 
-	good := agentMsg("s", 1, textPart(1, "streaming", "ab"))
+	good := AgentMessage("s", 1, TextPart(1, "streaming", "ab"))
 	good.Revision = 2
-	bad := userMsg("s", 4, "skips sequence 3")
-	err := s.Commit(ctx, "s", []synccore.Message{good, userMsg("s", 2, "ok"), bad})
-	wantCode(t, err, synccore.CodeConflict)
+	bad := UserMessage("s", 4, "skips sequence 3")
+	err := s.Commit(ctx, "s", []synccore.Message{good, UserMessage("s", 2, "ok"), bad})
+	WantCode(t, err, synccore.CodeConflict)
 
-	p := page(t, s, "s", PageQuery{Limit: 50})
+	p := page(t, s, "s", store.PageQuery{Limit: 50})
 	if p.Total != 1 || len(p.Items) != 1 || p.Items[0].Revision != 1 || p.Items[0].Parts[0].Text != "a" {
 		t.Fatalf("a failed batch left traces: %+v", p)
 	}
@@ -207,31 +208,31 @@ func TestCommitBatchIsAtomic(t *testing.T) {
 	}
 	// The same batch, fixed, goes through in one commit.
 	before := s.CommitCount()
-	mustCommit(t, s, "s", good, userMsg("s", 2, "ok"), userMsg("s", 3, "fine"))
+	MustCommit(t, s, "s", good, UserMessage("s", 2, "ok"), UserMessage("s", 3, "fine"))
 	if s.CommitCount()-before != 1 {
 		t.Fatal("batch was not one commit")
 	}
 }
 
-func TestCommitSameMessageTwiceInBatch(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	a1 := agentMsg("s", 1, textPart(1, "streaming", "a"))
-	a2 := agentMsg("s", 1, textPart(1, "done", "ab"))
+func testCommitSameMessageTwiceInBatch(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	a1 := AgentMessage("s", 1, TextPart(1, "streaming", "a"))
+	a2 := AgentMessage("s", 1, TextPart(1, "done", "ab"))
 	a2.Revision, a2.State = 2, synccore.MessageDone
-	mustCommit(t, s, "s", a1, a2)
+	MustCommit(t, s, "s", a1, a2)
 	m, err := s.Message(context.Background(), "s", "msg-1")
 	if err != nil || m.Revision != 2 || m.Parts[0].Text != "ab" {
 		t.Fatalf("got %+v, %v", m, err)
 	}
 }
 
-func TestCommitFillsCreatedAt(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
-	msgs := []synccore.Message{userMsg("s", 1, "x")}
+func testCommitFillsCreatedAt(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
+	msgs := []synccore.Message{UserMessage("s", 1, "x")}
 	msgs[0].CreatedAt = 0
-	mustCommit(t, s, "s", msgs...)
+	MustCommit(t, s, "s", msgs...)
 	if msgs[0].CreatedAt == 0 {
 		t.Fatal("CreatedAt not filled in")
 	}
@@ -241,11 +242,11 @@ func TestCommitFillsCreatedAt(t *testing.T) {
 	}
 
 	// An update keeps the stored created_at, whatever the caller sent.
-	a := agentMsg("s", 2)
-	mustCommit(t, s, "s", a)
+	a := AgentMessage("s", 2)
+	MustCommit(t, s, "s", a)
 	a.Revision, a.CreatedAt = 2, 0
 	upd := []synccore.Message{a}
-	mustCommit(t, s, "s", upd...)
+	MustCommit(t, s, "s", upd...)
 	if upd[0].CreatedAt != 1_700_000_000_002 {
 		t.Fatalf("update changed created_at to %d", upd[0].CreatedAt)
 	}
@@ -254,14 +255,14 @@ func TestCommitFillsCreatedAt(t *testing.T) {
 	}
 }
 
-func TestCommitCancelledContext(t *testing.T) {
-	s, _ := openTest(t)
-	newSession(t, s, "s")
+func testCommitCancelledContext(t *testing.T, open Opener) {
+	s := open(t, "main")
+	NewSession(t, s, "s")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := s.Commit(ctx, "s", []synccore.Message{userMsg("s", 1, "x")}); err == nil {
+	if err := s.Commit(ctx, "s", []synccore.Message{UserMessage("s", 1, "x")}); err == nil {
 		t.Fatal("commit with a cancelled context succeeded")
 	}
 	// The writer is usable afterwards.
-	mustCommit(t, s, "s", userMsg("s", 1, "x"))
+	MustCommit(t, s, "s", UserMessage("s", 1, "x"))
 }

@@ -1,17 +1,18 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"errors"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/ncruces/go-sqlite3"
 )
 
 const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title, owner`
 
-func scanSession(st *sqlite3.Stmt) Session {
-	return Session{
+func scanSession(st *sqlite3.Stmt) store.Session {
+	return store.Session{
 		SessionID:    st.ColumnText(0),
 		Model:        st.ColumnText(1),
 		ApprovalMode: st.ColumnText(2),
@@ -26,7 +27,7 @@ func scanSession(st *sqlite3.Stmt) Session {
 // CreateSession inserts a new, empty session. A zero CreatedAt becomes now
 // and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored (a new
 // session has no messages). An id already in use is CodeConflict.
-func (s *Store) CreateSession(ctx context.Context, sess Session) error {
+func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 	if sess.SessionID == "" {
 		return synccore.Errorf(synccore.CodeBadRequest, "session_id is empty")
 	}
@@ -49,8 +50,8 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) error {
 }
 
 // Session returns one session; CodeNotFound if it does not exist.
-func (s *Store) Session(ctx context.Context, id string) (Session, error) {
-	var out Session
+func (s *Store) Session(ctx context.Context, id string) (store.Session, error) {
+	var out store.Session
 	err := s.read(ctx, func(c *conn) error {
 		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id)
 		if err != nil {
@@ -64,41 +65,32 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 			return err
 		}
 		if !found {
-			return errNoSession(id)
+			return store.ErrNoSession(id)
 		}
 		return nil
 	})
 	return out, err
 }
 
-// Default and maximum of ListSessions' limit.
-const (
-	defaultSessionLimit = 100
-	maxSessionLimit     = 1000
-)
-
 // ListSessions returns up to limit sessions of every owner, most recently
 // active first (by updated_at: every commit and setting change moves a
 // session up; ties by insertion order, newest first). limit <= 0 means 100;
 // it is capped at 1000.
-func (s *Store) ListSessions(ctx context.Context, limit int) ([]Session, error) {
+func (s *Store) ListSessions(ctx context.Context, limit int) ([]store.Session, error) {
 	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions
 			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit)
 }
 
 // ListOwnedSessions is ListSessions restricted to one owner's sessions.
-func (s *Store) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]Session, error) {
+func (s *Store) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error) {
 	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE owner = ?
 			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit, owner)
 }
 
 // listSessions runs a session listing whose last parameter is the limit.
-func (s *Store) listSessions(ctx context.Context, query string, limit int, args ...any) ([]Session, error) {
-	if limit <= 0 {
-		limit = defaultSessionLimit
-	}
-	limit = min(limit, maxSessionLimit)
-	out := []Session{}
+func (s *Store) listSessions(ctx context.Context, query string, limit int, args ...any) ([]store.Session, error) {
+	limit = store.SessionLimit(limit)
+	out := []store.Session{}
 	err := s.read(ctx, func(c *conn) error {
 		st, err := c.query(query, append(args, limit)...)
 		if err != nil {
@@ -115,7 +107,7 @@ func (s *Store) listSessions(ctx context.Context, query string, limit int, args 
 // UpdateSession changes a session's model and approval mode (the other
 // fields are the store's) and sets updated_at to sess.UpdatedAt, or now when
 // that is zero. CodeNotFound if the session does not exist.
-func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
+func (s *Store) UpdateSession(ctx context.Context, sess store.Session) error {
 	if sess.UpdatedAt == 0 {
 		sess.UpdatedAt = nowMillis()
 	}
@@ -125,7 +117,7 @@ func (s *Store) UpdateSession(ctx context.Context, sess Session) error {
 			return err
 		}
 		if c.db.Changes() == 0 {
-			return errNoSession(sess.SessionID)
+			return store.ErrNoSession(sess.SessionID)
 		}
 		return nil
 	})
@@ -153,7 +145,7 @@ func lookupSession(c *conn, id string) (sessionRow, error) {
 		return sessionRow{}, err
 	}
 	if !found {
-		return sessionRow{}, errNoSession(id)
+		return sessionRow{}, store.ErrNoSession(id)
 	}
 	return row, nil
 }

@@ -1,17 +1,18 @@
-package store
+package storetest
 
 import (
 	"context"
+	"github.com/agentsync/agentsync/server/store"
 	"testing"
 )
 
 // A session keeps the owner it was created with, and an owner's listing
 // holds its sessions only, newest first.
-func TestListOwnedSessions(t *testing.T) {
+func testListOwnedSessions(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s, _ := openTest(t)
+	s := open(t, "main")
 	for i, o := range []struct{ id, owner string }{{"a1", "alice"}, {"b1", "bob"}, {"a2", "alice"}, {"shared", ""}} {
-		if err := s.CreateSession(ctx, Session{SessionID: o.id, Model: "m", ApprovalMode: "auto", Owner: o.owner, CreatedAt: int64(100 + i)}); err != nil {
+		if err := s.CreateSession(ctx, store.Session{SessionID: o.id, Model: "m", ApprovalMode: "auto", Owner: o.owner, CreatedAt: int64(100 + i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
