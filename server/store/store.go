@@ -33,6 +33,8 @@ import (
 // Store is the storage the session engine runs on. Implementations are
 // safe for concurrent use.
 type Store interface {
+	Leaser
+
 	// CreateSession inserts a new, empty session. A zero CreatedAt becomes
 	// now and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored.
 	// An id already in use is CodeConflict, an empty one CodeBadRequest.

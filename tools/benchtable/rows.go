@@ -86,6 +86,10 @@ var rows = []row{
 	{"server/store/sqlite.MessagesPage50", "p50-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(500, "p50 <=500 us")},
 	{"server/store/sqlite.MessagesPage50", "p99-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(5000, "p99 <=5 ms")},
 	{"server/store/sqlite.MessagesPage50UnderWriter", "p99-µs", "server/store/sqlite.MessagesPage50", "", note("(under a writer)")},
+	// The same checkpoint commit on PostgreSQL (loopback TCP, fsync off)
+	// beside SQLite's, and one commit beside one SELECT 1 round trip.
+	{"server/store/postgres.CommitCheckpoint", "commits/s", "server/store/sqlite.CommitCheckpoint", "", note("(PostgreSQL vs SQLite)")},
+	{"server/store/postgres.CommitCheckpoint", "ns/op", "server/store/postgres.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
 	// Fan-out, in memory and over real WebSockets on loopback.
 	{"server/internal/fanout.Fanout100", "deliveries/s", "server/internal/fanout.Fanout1", "", note("(hub only)")},
 	{"server/internal/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},

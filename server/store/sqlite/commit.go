@@ -11,6 +11,15 @@ import (
 // for each message (in order) its header and the given parts, upserted by
 // part_id (parts not given are kept).
 func (s *Store) Commit(ctx context.Context, sessionID string, msgs []synccore.Message) error {
+	return s.commit(ctx, sessionID, nil, msgs)
+}
+
+// CommitLeased is Commit fenced by l (store.Leaser).
+func (s *Store) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore.Message) error {
+	return s.commit(ctx, l.SessionID, &l, msgs)
+}
+
+func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease, msgs []synccore.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -18,6 +27,9 @@ func (s *Store) Commit(ctx context.Context, sessionID string, msgs []synccore.Me
 	return s.write(ctx, func(c *conn) error {
 		sess, err := lookupSession(c, sessionID)
 		if err != nil {
+			return err
+		}
+		if err := sess.checkFence(sessionID, fence); err != nil {
 			return err
 		}
 		for i := range msgs {

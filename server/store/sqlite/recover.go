@@ -10,13 +10,28 @@ import (
 
 // RecoverStreaming closes every agent message left streaming by a crash
 // (store.RecoverMessage), one transaction per message, and returns the
-// recovered messages in session and sequence order.
+// recovered messages in session and sequence order. Leased sessions are
+// their lease holder's to recover (RecoverLeased).
 func (s *Store) RecoverStreaming(ctx context.Context, mkErr func(m synccore.Message) synccore.Part) ([]synccore.Message, error) {
+	return s.recover(ctx, nil, mkErr, `SELECT s.session_id, m.message_id FROM messages AS m JOIN sessions AS s USING (sid)
+			WHERE m.state = 'streaming' AND s.lease_epoch = 0 ORDER BY m.sid, m.sequence`)
+}
+
+// RecoverLeased closes the session's messages left streaming, fenced by l
+// (store.Leaser).
+func (s *Store) RecoverLeased(ctx context.Context, l store.Lease, mkErr func(m synccore.Message) synccore.Part) ([]synccore.Message, error) {
+	return s.recover(ctx, &l, mkErr, `SELECT s.session_id, m.message_id FROM messages AS m JOIN sessions AS s USING (sid)
+			WHERE m.state = 'streaming' AND s.session_id = ? ORDER BY m.sequence`, l.SessionID)
+}
+
+// recover closes the streaming messages query lists (session id, message
+// id), one write transaction each.
+func (s *Store) recover(ctx context.Context, fence *store.Lease, mkErr func(m synccore.Message) synccore.Part,
+	query string, args ...any) ([]synccore.Message, error) {
 	type ref struct{ sessionID, messageID string }
 	var refs []ref
 	err := s.read(ctx, func(c *conn) error {
-		st, err := c.query(`SELECT s.session_id, m.message_id FROM messages AS m JOIN sessions AS s USING (sid)
-			WHERE m.state = 'streaming' ORDER BY m.sid, m.sequence`)
+		st, err := c.query(query, args...)
 		if err != nil {
 			return err
 		}
@@ -36,6 +51,9 @@ func (s *Store) RecoverStreaming(ctx context.Context, mkErr func(m synccore.Mess
 		err := s.write(ctx, func(c *conn) error {
 			sess, err := lookupSession(c, r.sessionID)
 			if err != nil {
+				return err
+			}
+			if err := sess.checkFence(r.sessionID, fence); err != nil {
 				return err
 			}
 			m, found, err := loadMessage(c, sess.sid, r.sessionID, r.messageID)

@@ -79,6 +79,12 @@ var migrations = []string{
 	// belong to it. A principal's sidebar is one range of the index.
 	`ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 	CREATE INDEX sessions_by_owner ON sessions (owner, updated_at);`,
+
+	// 5: a session's lease (store.Leaser): the node that holds it, until
+	// when (Unix ms), and the epoch every acquisition bumps.
+	`ALTER TABLE sessions ADD COLUMN lease_node TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN lease_expires INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

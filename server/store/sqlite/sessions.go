@@ -128,18 +128,27 @@ type sessionRow struct {
 	sid          int64
 	head         int64 // sequence of the newest message (0: none)
 	visibleCount int64
+	leaseNode    string
+	leaseEpoch   int64 // 0: never leased
+}
+
+// checkFence refuses a write to the session unless fence is its current
+// lease (store.CheckFence).
+func (r sessionRow) checkFence(sessionID string, fence *store.Lease) error {
+	return store.CheckFence(sessionID, fence, r.leaseNode, r.leaseEpoch)
 }
 
 // lookupSession finds a session by its id; CodeNotFound if absent.
 func lookupSession(c *conn, id string) (sessionRow, error) {
-	st, err := c.query(`SELECT sid, head_sequence, visible_count FROM sessions WHERE session_id = ?`, id)
+	st, err := c.query(`SELECT sid, head_sequence, visible_count, lease_node, lease_epoch FROM sessions WHERE session_id = ?`, id)
 	if err != nil {
 		return sessionRow{}, err
 	}
 	var row sessionRow
 	found := st.Step()
 	if found {
-		row = sessionRow{sid: st.ColumnInt64(0), head: st.ColumnInt64(1), visibleCount: st.ColumnInt64(2)}
+		row = sessionRow{sid: st.ColumnInt64(0), head: st.ColumnInt64(1), visibleCount: st.ColumnInt64(2),
+			leaseNode: st.ColumnText(3), leaseEpoch: st.ColumnInt64(4)}
 	}
 	if err := done(st); err != nil {
 		return sessionRow{}, err

@@ -2,7 +2,7 @@
 // testing/fstest for file systems: every store implementation runs the same
 // tests of the contract (commit rules, atomic batches, pages from one
 // snapshot, random commits against a model, crash recovery, sessions and
-// owners, summaries, titles, concurrency):
+// owners, summaries, titles, concurrency, leases and fencing):
 //
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T, name string) store.Store { ... })
@@ -58,6 +58,10 @@ func Run(t *testing.T, open Opener) {
 		{"SummariesAndRange", testSummariesAndRange},
 		{"TitleFrom", testTitleFrom},
 		{"SessionTitleRenameDelete", testSessionTitleRenameDelete},
+		{"LeaseAcquireRenewRelease", testLeaseAcquireRenewRelease},
+		{"LeaseFencesAStaleNode", testLeaseFencesAStaleNode},
+		{"RecoverStreamingSkipsLeasedSessions", testRecoverStreamingSkipsLeasedSessions},
+		{"LeaseRaceHasOneWinner", testLeaseRaceHasOneWinner},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
