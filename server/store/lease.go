@@ -29,7 +29,8 @@ type Leaser interface {
 	// lease (same epoch); ErrLeaseLost otherwise.
 	RenewLease(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
 	// ReleaseLease gives l up at once so another node may acquire it
-	// without waiting for its expiry; a lease already lost is no error.
+	// without waiting for its expiry; l then neither renews nor commits. A
+	// lease already lost is no error.
 	ReleaseLease(ctx context.Context, l Lease) error
 	// CommitLeased is Commit fenced by l: refused with ErrLeaseLost, in
 	// the same transaction, when l's epoch is no longer the session's.

@@ -57,7 +57,7 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 // ReleaseLease gives l up at once (store.Leaser).
 func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE sessions SET lease_expires = '-infinity'
+		_, err := tx.Exec(ctx, `UPDATE sessions SET lease_node = '', lease_expires = '-infinity'
 			WHERE session_id = $1 AND lease_epoch = $2 AND lease_node = $3`, l.SessionID, l.Epoch, l.Node)
 		return err
 	})

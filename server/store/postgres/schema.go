@@ -165,9 +165,6 @@ const migrationLock = 0x6167656e7473
 // migrate brings the schema up to date, one migration per transaction.
 // Nodes starting together take turns on an advisory lock.
 func migrate(ctx context.Context, conn *pgx.Conn) error {
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)`); err != nil {
-		return fmt.Errorf("postgres store: create schema_version: %w", err)
-	}
 	for {
 		applied, err := migrateOne(ctx, conn)
 		if err != nil || !applied {
@@ -179,6 +176,11 @@ func migrate(ctx context.Context, conn *pgx.Conn) error {
 func migrateOne(ctx context.Context, conn *pgx.Conn) (applied bool, err error) {
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			return err
+		}
+		// Under the lock: CREATE ... IF NOT EXISTS itself races between
+		// sessions (a duplicate key on the catalog).
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)`); err != nil {
 			return err
 		}
 		var version int

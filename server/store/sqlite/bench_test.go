@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/agentsync/agentsync/server/store"
-	"github.com/agentsync/agentsync/server/store/storetest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/storetest"
 	"github.com/agentsync/agentsync/synccore"
 	_ "github.com/ncruces/go-sqlite3/driver" // database/sql baseline only
 )

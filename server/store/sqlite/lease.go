@@ -54,7 +54,7 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 // ReleaseLease gives l up at once (store.Leaser).
 func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	return s.write(ctx, func(c *conn) error {
-		return c.exec(`UPDATE sessions SET lease_expires = 0 WHERE session_id = ? AND lease_epoch = ? AND lease_node = ?`,
+		return c.exec(`UPDATE sessions SET lease_node = '', lease_expires = 0 WHERE session_id = ? AND lease_epoch = ? AND lease_node = ?`,
 			l.SessionID, l.Epoch, l.Node)
 	})
 }

@@ -2,8 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"sync"
+
+	"github.com/agentsync/agentsync/server/store"
 )
 
 // pool hands out connections last-in first-out. LIFO matters: each

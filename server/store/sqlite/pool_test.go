@@ -3,10 +3,11 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"github.com/agentsync/agentsync/server/store/storetest"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentsync/agentsync/server/store/storetest"
 )
 
 // TestPoolWaitHonoursContext: with every reader busy, a read waits, and

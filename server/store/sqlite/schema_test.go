@@ -2,9 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"testing"
+
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/server/store/storetest"
-	"testing"
 )
 
 func TestOpenCreatesDirsAndMigratesOnce(t *testing.T) {

@@ -2,10 +2,10 @@ package storetest
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"reflect"
 	"testing"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -2,12 +2,12 @@ package storetest
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -57,6 +57,10 @@ func testLeaseAcquireRenewRelease(t *testing.T, open Opener) {
 	if err := s.ReleaseLease(ctx, renewed); err != nil {
 		t.Fatal(err)
 	}
+	// A released lease is given up: it neither renews nor commits.
+	_, err = s.RenewLease(ctx, renewed, leaseTTL)
+	wantLease(t, err, store.ErrLeaseLost)
+	wantLease(t, s.CommitLeased(ctx, renewed, []synccore.Message{UserMessage("s", 1, "released")}), store.ErrLeaseLost)
 	b := mustAcquire(t, s, "s", "b", leaseTTL)
 	if b.Epoch != 2 {
 		t.Fatalf("after release, b's lease has epoch %d, want 2", b.Epoch)

@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"testing"
+
+	"github.com/agentsync/agentsync/server/store"
 )
 
 // A session keeps the owner it was created with, and an owner's listing

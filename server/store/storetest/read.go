@@ -3,10 +3,10 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"github.com/agentsync/agentsync/server/store"
 	"slices"
 	"testing"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 

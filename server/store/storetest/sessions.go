@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"testing"
+
+	"github.com/agentsync/agentsync/server/store"
 )
 
 func testSessions(t *testing.T, open Opener) {

@@ -56,7 +56,6 @@ func Run(t *testing.T, open Opener) {
 		{"Sessions", testSessions},
 		{"EmptyListSessionsIsNotNil", testEmptyListSessionsIsNotNil},
 		{"SummariesAndRange", testSummariesAndRange},
-		{"TitleFrom", testTitleFrom},
 		{"SessionTitleRenameDelete", testSessionTitleRenameDelete},
 		{"LeaseAcquireRenewRelease", testLeaseAcquireRenewRelease},
 		{"LeaseFencesAStaleNode", testLeaseFencesAStaleNode},

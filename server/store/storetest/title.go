@@ -2,28 +2,14 @@ package storetest
 
 import (
 	"context"
-	"github.com/agentsync/agentsync/server/store"
 	"strings"
 	"testing"
 
+	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 
-func testTitleFrom(t *testing.T, open Opener) {
-	for _, c := range []struct{ text, want string }{
-		{"  hello\n\tworld  ", "hello world"},
-		{"", ""},
-		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 12)) + "…"},
-		{strings.Repeat("é", 70), strings.Repeat("é", 60) + "…"},
-	} {
-		m := synccore.Message{Role: synccore.RoleUser, Parts: []synccore.Part{{Type: synccore.PartText, Text: c.text}}}
-		if got := store.TitleFrom(m); got != c.want {
-			t.Errorf("TitleFrom(%q) = %q, want %q", c.text, got, c.want)
-		}
-	}
-}
-
-// TestSessionTitleRenameDelete: the first visible user message names the
+// testSessionTitleRenameDelete: the first visible user message names the
 // session, later ones do not, a rename wins and is not activity, and a
 // delete removes the session with its messages.
 func testSessionTitleRenameDelete(t *testing.T, open Opener) {
