@@ -60,7 +60,11 @@ func Start(ctx context.Context) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if c.dir, err = os.MkdirTemp("", "agentsync-pg-"); err != nil {
+	base := os.TempDir()
+	if c.cred != nil && !traversable(base) {
+		base = "/tmp" // the postgres user must reach the data directory
+	}
+	if c.dir, err = os.MkdirTemp(base, "agentsync-pg-"); err != nil {
 		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
 	}
 	if err := c.own(c.dir); err != nil {
@@ -218,6 +222,22 @@ func postgresUser() (*syscall.Credential, error) {
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// traversable reports whether every directory from dir up to the root
+// lets other users through.
+func traversable(dir string) bool {
+	for {
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return true
+		}
+		dir = parent
+	}
 }
 
 // freePort asks the kernel for a free loopback port.

@@ -33,3 +33,18 @@ func TestClusterServesDatabases(t *testing.T) {
 		t.Fatalf("SELECT 1 + 1 = %d (%v)", two, err)
 	}
 }
+
+// A data directory under a private directory is out of the postgres
+// user's reach: Start then makes it under /tmp.
+func TestTraversable(t *testing.T) {
+	private := t.TempDir()
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(private+"/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if traversable(private+"/sub") || !traversable("/") {
+		t.Fatalf("traversable: %s/sub = %v, / = %v", private, traversable(private+"/sub"), traversable("/"))
+	}
+}
