@@ -2,6 +2,9 @@ package storetest
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,4 +127,59 @@ func testConcurrentWritersSerialise(t *testing.T, open Opener) {
 			t.Fatalf("%s: total %d", id, p.Total)
 		}
 	}
+}
+
+// testWritersRaceForTheNextSequence has writers on two stores over the
+// same data (two server nodes) race to append to one session, each
+// reading the head and committing head + 1: a loser gets a conflict and
+// retries, and the session ends gapless with every winner's message once.
+func testWritersRaceForTheNextSequence(t *testing.T, open Opener) {
+	ctx := context.Background()
+	nodes := []store.Store{open(t, "main")}
+	NewSession(t, nodes[0], "s")
+	nodes = append(nodes, open(t, "main"))
+	const writers, each = 4, 15
+	var wg sync.WaitGroup
+	conflicts := make([]int, writers)
+	for w := range writers {
+		wg.Go(func() {
+			s := nodes[w%len(nodes)]
+			for n := 0; n < each; {
+				sess, err := s.Session(ctx, "s")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				runtime.Gosched() // let another writer take the same head
+				m := UserMessage("s", sess.HeadSequence+1, "x")
+				m.MessageID = fmt.Sprintf("w%d-%d", w, n)
+				err = s.Commit(ctx, "s", []synccore.Message{m})
+				switch {
+				case err == nil:
+					n++
+				case errors.Is(err, &synccore.Error{Code: synccore.CodeConflict}):
+					conflicts[w]++
+				default:
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	hist, err := nodes[1].History(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for i, m := range hist {
+		if m.Sequence != int64(i+1) || ids[m.MessageID] {
+			t.Fatalf("message %d: sequence %d, id %s (seen before: %v)", i, m.Sequence, m.MessageID, ids[m.MessageID])
+		}
+		ids[m.MessageID] = true
+	}
+	if len(hist) != writers*each {
+		t.Fatalf("%d messages, want %d", len(hist), writers*each)
+	}
+	t.Logf("conflicts per writer: %v", conflicts)
 }

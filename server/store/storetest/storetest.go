@@ -23,10 +23,10 @@ import (
 )
 
 // Opener opens a store for one test. The first call with a name in a test
-// returns a store on new, empty data; a later call with the same name (the
-// test closed the first store) opens the same data again, as a restarted
-// server does. The opener closes what it opened when the test ends (Close is
-// idempotent).
+// returns a store on new, empty data; a later call with the same name
+// opens the same data again: after the test closed the first store, as a
+// restarted server does, or beside it, as a second server node does. The
+// opener closes what it opened when the test ends (Close is idempotent).
 type Opener func(t *testing.T, name string) store.Store
 
 // Run runs the whole suite against the stores open makes, each test as a
@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"CommitCancelledContext", testCommitCancelledContext},
 		{"ReadersWhileWriterCommits", testReadersWhileWriterCommits},
 		{"ConcurrentWritersSerialise", testConcurrentWritersSerialise},
+		{"WritersRaceForTheNextSequence", testWritersRaceForTheNextSequence},
 		{"ListOwnedSessions", testListOwnedSessions},
 		{"PropertyRandomCommitsAndWalks", testPropertyRandomCommitsAndWalks},
 		{"MessagesEmptySession", testMessagesEmptySession},
