@@ -80,6 +80,7 @@ examples/vite-react/node_modules: examples/vite-react/package.json
 
 ## bench: every benchmark, one table with the baseline each is compared against
 bench:
+	bash .ci/postgres.sh
 	$(GO) run ./tools/benchtable
 
 ## fuzz: a longer fuzzing session of the core's decoders (make test runs the corpus only)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -30,7 +30,7 @@ func startServer(t *testing.T, speed model.Speed) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	quiet := slog.New(slog.DiscardHandler)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "e2e.db"), store.Options{Logger: quiet})
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "e2e.db"), sqlite.Options{Logger: quiet})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

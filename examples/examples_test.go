@@ -18,14 +18,14 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server"
-	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 )
 
 // startServer runs the reference server in process on 127.0.0.1.
 func startServer(t *testing.T) (url string, srv *server.Server) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "examples.db"), store.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "examples.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 //
 // An app mounts it beside its own routes:
 //
-//	st, _ := store.Open(ctx, "agent.db", store.Options{})
+//	st, _ := sqlite.Open(ctx, "agent.db", sqlite.Options{}) // or postgres.Open
 //	srv, _ := server.New(ctx, server.Config{Store: st, Authorizer: myAuth})
 //	mux.Handle("/agent/", http.StripPrefix("/agent", srv))
 //	...
@@ -36,7 +36,7 @@ import (
 type Config struct {
 	// Store keeps the sessions. The caller opens it and closes it after
 	// Server.Close.
-	Store *store.Store
+	Store store.Store
 	// Models are the models a session may use; nil means model.Default()
 	// (the scripted demo model only).
 	Models model.Registry

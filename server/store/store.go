@@ -1,60 +1,104 @@
-// Package store keeps agent sessions in SQLite: sessions, their ordered
-// messages and the parts of each message (as msgpack blobs).
+// Package store defines how the server keeps agent sessions: the Store
+// interface every storage engine implements, and the types it reads and
+// writes. Implementations: store/sqlite (one file, one process: the
+// default) and store/postgres (several server nodes on one database). The
+// conformance suite in store/storetest runs against both.
 //
-// One writer connection does every write transaction; a small LIFO pool of
-// reader connections serves reads, each in one read transaction so a page
-// is a stable snapshot. WAL lets readers and the writer run at the same time.
-//
-// Invariants the store enforces on every commit (typed *synccore.Error
-// otherwise, and nothing of the batch is written):
+// The contract every Store keeps (typed *synccore.Error otherwise, and
+// nothing of the call is written):
+//   - a Commit is one transaction: every message of the batch is written,
+//     or none is;
 //   - message sequences are per session, 1, 2, 3... without gaps (internal
 //     messages included); a new message takes head + 1 at revision 1;
 //   - a stored message's revision grows by exactly one per commit, and a
 //     done message (every user message, a closed agent message) never
 //     changes again; its sequence, role and visibility never change;
 //   - part ids are unique in a message, part sequences are 1, 2, 3... and a
-//     part keeps its sequence forever; parts not given in a commit are kept.
+//     part keeps its sequence forever; parts not given in a commit are kept;
+//   - only whole checkpoints are written: a part is stored as the full part
+//     the caller gives, never as a delta to apply to a stored one;
+//   - every read (a page, a message, a history, a range) comes from one
+//     snapshot: a page never mixes two commits.
 //
-// Part bodies are msgpack blobs of synccore.Part, written and read by
-// synccore's reflection-free codec (codec.go). The schema lives in schema.go as numbered
-// migrations.
+// Calls after Close fail with synccore.CodeClosed; an unknown session is
+// synccore.CodeNotFound.
 package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// Options configure a Store. The zero value is usable.
-type Options struct {
-	ReadConns int // size of the reader pool; default 4
-	Logger    *slog.Logger
+// Store is the storage the session engine runs on. Implementations are
+// safe for concurrent use.
+type Store interface {
+	Leaser
+
+	// CreateSession inserts a new, empty session. A zero CreatedAt becomes
+	// now and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored.
+	// An id already in use is CodeConflict, an empty one CodeBadRequest.
+	CreateSession(ctx context.Context, sess Session) error
+	// Session returns one session.
+	Session(ctx context.Context, id string) (Session, error)
+	// ListSessions returns up to limit sessions of every owner, most
+	// recently active first (updated_at; ties newest created first).
+	// limit <= 0 means 100; it is capped at 1000. Never nil.
+	ListSessions(ctx context.Context, limit int) ([]Session, error)
+	// ListOwnedSessions is ListSessions restricted to one owner.
+	ListOwnedSessions(ctx context.Context, owner string, limit int) ([]Session, error)
+	// UpdateSession changes a session's model and approval mode and sets
+	// updated_at to sess.UpdatedAt, or now when that is zero.
+	UpdateSession(ctx context.Context, sess Session) error
+	// RenameSession sets a session's title (trimmed; empty or longer than
+	// MaxTitleRunes is CodeBadRequest) without moving updated_at, and
+	// returns the session as stored.
+	RenameSession(ctx context.Context, id, title string) (Session, error)
+	// DeleteSession removes a session with all its messages, parts and
+	// summaries in one transaction.
+	DeleteSession(ctx context.Context, id string) error
+
+	// Commit writes one checkpoint atomically under the rules above. A new
+	// message's zero CreatedAt becomes now and an existing message keeps
+	// its stored one; both are written back into msgs. An untitled session
+	// takes the title of the batch's first visible user message (TitleFrom).
+	Commit(ctx context.Context, sessionID string, msgs []synccore.Message) error
+
+	// Messages reads one page from one snapshot: the newest q.Limit
+	// messages with sequence < q.BeforeSequence (0: up to the head),
+	// visible ones only unless q.IncludeInternal, oldest first.
+	Messages(ctx context.Context, sessionID string, q PageQuery) (synccore.MessagePage, error)
+	// Message reads one message with all its parts.
+	Message(ctx context.Context, sessionID, messageID string) (synccore.Message, error)
+	// History reads every message of a session, internal ones included.
+	History(ctx context.Context, sessionID string) ([]synccore.Message, error)
+	// Range reads the messages from..to (inclusive, clamped to 1..head),
+	// internal ones included, oldest first.
+	Range(ctx context.Context, sessionID string, from, to int64) ([]synccore.Message, error)
+
+	// LatestSummary is the summary reaching furthest into the session;
+	// ok=false if it has none.
+	LatestSummary(ctx context.Context, sessionID string) (sum Summary, ok bool, err error)
+	// PutSummary stores sum, replacing one with the same end. Its range
+	// must lie within the session's committed messages (CodeBadRequest).
+	PutSummary(ctx context.Context, sessionID string, sum Summary) error
+
+	// RecoverStreaming closes every agent message left streaming by a
+	// crash (see RecoverMessage), one transaction per message, and returns
+	// the recovered messages in session and sequence order.
+	RecoverStreaming(ctx context.Context, mkErr func(m synccore.Message) synccore.Part) ([]synccore.Message, error)
+
+	// CommitCount is how many write transactions this Store value has
+	// committed since it was opened: a metric, which the conformance
+	// suite also uses to check that one Commit is one transaction.
+	CommitCount() int64
+
+	// Close waits for calls in flight and releases the store. Closing a
+	// closed store does nothing.
+	Close() error
 }
 
-// Store is the server's SQLite storage. Its methods are safe for
-// concurrent use.
-type Store struct {
-	log     *slog.Logger
-	writer  *pool // one conn: holding it is holding the write lock
-	readers *pool
-	all     []*conn
-	commits atomic.Int64
-
-	closeOnce sync.Once
-	closed    chan struct{}
-	closeErr  error
-}
-
-// Session is one row of the sessions table.
+// Session is one session's row.
 type Session struct {
 	SessionID    string `json:"session_id" msgpack:"session_id"`
 	Model        string `json:"model" msgpack:"model"`
@@ -70,172 +114,59 @@ type Session struct {
 	Owner string `json:"owner,omitempty" msgpack:"owner,omitempty"`
 }
 
-// PageQuery is one messages() read. Limit is already validated (1..200) by
-// the caller; BeforeSequence 0 means "up to the head".
+// PageQuery is one messages() read. Limit is validated (1..200) by the
+// caller; a store still reads the default page for Limit <= 0 and caps a
+// larger one. BeforeSequence 0 means "up to the head".
 type PageQuery struct {
 	Limit           int
 	BeforeSequence  int64
 	IncludeInternal bool
 }
 
-// Open opens (creating the file and its directories if needed) the store at
-// path and runs any pending schema migrations.
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
-	if opts.ReadConns <= 0 {
-		opts.ReadConns = 4
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("store: create directory: %w", err)
-		}
-	}
-	s := &Store{
-		log:     opts.Logger.With("component", "store"),
-		writer:  newPool(1),
-		readers: newPool(opts.ReadConns),
-		closed:  make(chan struct{}),
-	}
-	w, err := openConn(path, false)
-	if err != nil {
-		return nil, err
-	}
-	s.all = append(s.all, w)
-	w.db.SetInterrupt(ctx) // a cancelled ctx stops a long migration
-	err = migrate(ctx, w)
-	w.db.SetInterrupt(context.Background())
-	if err != nil {
-		s.closeAll()
-		return nil, ctxErr(ctx, err)
-	}
-	s.writer.put(w)
-	for range opts.ReadConns {
-		r, err := openConn(path, true)
-		if err != nil {
-			s.closeAll()
-			return nil, err
-		}
-		s.all = append(s.all, r)
-		s.readers.put(r)
-	}
-	s.log.Debug("store opened", "path", path, "read_conns", opts.ReadConns, "schema_version", len(migrations))
-	return s, nil
+// Summary stands for the messages FromSequence..ToSequence of a session in
+// a model's context. It is derived data of the composer policy: it has no
+// sequence, is never a message and never appears in a page.
+type Summary struct {
+	FromSequence int64
+	ToSequence   int64
+	Text         string
+	Model        string // the model that wrote it
+	CreatedAt    int64  // Unix ms
 }
 
-// Close waits for the connections in use to come back, then closes them.
-// Calls after Close fail with CodeClosed.
-func (s *Store) Close() error {
-	s.closeOnce.Do(func() {
-		close(s.closed)
-		w := s.writer.drain()[0]
-		// Keep the planner's statistics fresh for the next Open; cheap
-		// when nothing changed.
-		if err := w.db.Exec(`PRAGMA optimize`); err != nil {
-			s.log.Warn("pragma optimize failed", "err", err)
-		}
-		s.readers.drain()
-		s.closeErr = s.closeAll()
-	})
-	return s.closeErr
+// Default and maximum of ListSessions' limit.
+const (
+	DefaultSessionLimit = 100
+	MaxSessionLimit     = 1000
+)
+
+// SessionLimit applies ListSessions' default and cap to limit.
+func SessionLimit(limit int) int {
+	if limit <= 0 {
+		limit = DefaultSessionLimit
+	}
+	return min(limit, MaxSessionLimit)
 }
 
-func (s *Store) closeAll() error {
-	var errs []error
-	for _, c := range s.all {
-		if err := c.close(); err != nil {
-			errs = append(errs, err)
-		}
+// PageLimit applies Messages' default and cap to limit, so no value turns
+// into an unbounded read.
+func PageLimit(limit int) int {
+	if limit <= 0 {
+		limit = synccore.DefaultPageLimit
 	}
-	return errors.Join(errs...)
+	return min(limit, synccore.MaxPageLimit)
 }
 
-// CommitCount returns how many write transactions were committed since Open.
-func (s *Store) CommitCount() int64 { return s.commits.Load() }
+// ErrClosed is the typed answer of a closed store, a fresh error each time
+// (callers may keep or change it).
+func ErrClosed() error { return synccore.Errorf(synccore.CodeClosed, "store is closed") }
 
-// errClosed is a fresh error each time: callers may keep or change it.
-func errClosed() error { return synccore.Errorf(synccore.CodeClosed, "store is closed") }
-
-// acquire takes a conn from p, honouring ctx and Close.
-func (s *Store) acquire(ctx context.Context, p *pool) (*conn, error) {
-	select {
-	case <-s.closed:
-		return nil, errClosed()
-	default:
-	}
-	c, err := p.get(ctx, s.closed)
-	if err != nil {
-		return nil, err
-	}
-	// Close may have won the race while we waited: give the conn back.
-	select {
-	case <-s.closed:
-		p.put(c)
-		return nil, errClosed()
-	default:
-	}
-	c.db.SetInterrupt(ctx)
-	return c, nil
-}
-
-func (s *Store) release(p *pool, c *conn) {
-	c.db.SetInterrupt(context.Background())
-	p.put(c)
-}
-
-// write runs fn in one IMMEDIATE transaction on the writer connection. An
-// error from fn rolls back everything fn wrote.
-func (s *Store) write(ctx context.Context, fn func(c *conn) error) (err error) {
-	c, err := s.acquire(ctx, s.writer)
-	if err != nil {
-		return err
-	}
-	defer s.release(s.writer, c)
-	if err := c.db.Exec(`BEGIN IMMEDIATE`); err != nil {
-		return ctxErr(ctx, fmt.Errorf("store: begin: %w", err))
-	}
-	if err := fn(c); err != nil {
-		c.rollback()
-		return ctxErr(ctx, err)
-	}
-	if err := c.db.Exec(`COMMIT`); err != nil {
-		c.rollback()
-		return ctxErr(ctx, fmt.Errorf("store: commit: %w", err))
-	}
-	s.commits.Add(1)
-	return nil
-}
-
-// read runs fn in one read transaction on a pooled reader connection, so
-// everything fn reads comes from one snapshot.
-func (s *Store) read(ctx context.Context, fn func(c *conn) error) error {
-	c, err := s.acquire(ctx, s.readers)
-	if err != nil {
-		return err
-	}
-	defer s.release(s.readers, c)
-	if err := c.db.Exec(`BEGIN`); err != nil {
-		return ctxErr(ctx, fmt.Errorf("store: begin read: %w", err))
-	}
-	err = fn(c)
-	// A read transaction has nothing to keep: ending it either way is fine.
-	c.rollback()
-	return ctxErr(ctx, err)
-}
-
-func (c *conn) rollback() {
-	if !c.db.GetAutocommit() {
-		// Clear a cancelled context first: the driver refuses every
-		// statement, ROLLBACK included, while the interrupt is set.
-		c.db.SetInterrupt(context.Background())
-		c.db.Exec(`ROLLBACK`)
-	}
-}
-
-func nowMillis() int64 { return time.Now().UnixMilli() }
-
-// errNoSession is the typed answer for an unknown session id.
-func errNoSession(id string) error {
+// ErrNoSession is the typed answer for an unknown session id.
+func ErrNoSession(id string) error {
 	return synccore.Errorf(synccore.CodeNotFound, "session %q not found", id)
+}
+
+// ErrNoMessage is the typed answer for an unknown message id.
+func ErrNoMessage(sessionID, messageID string) error {
+	return synccore.Errorf(synccore.CodeNotFound, "message %q not found in session %q", messageID, sessionID)
 }

@@ -44,7 +44,10 @@ var suites = []suite{
 	// millions of them would make the garbage collector the subject.
 	{"./synccore", "ApplyDelta", "200000x", 5},
 	{"./synccore", "SnapshotPage200|AppendFrames|DecodePart", "1s", 3},
-	{"./server/store", ".", "300x", 3},
+	{"./server/store/sqlite", ".", "300x", 3},
+	// Starts a throwaway PostgreSQL cluster (server/internal/pgtest): needs
+	// Debian's postgresql package, which `make bench` installs if missing.
+	{"./server/store/postgres", ".", "300x", 3},
 	{"./server/fanout", ".", "1s", 3},
 	{"./server/session", "TurnDeltas", "5x", 3},
 	{"./server/session", "ComposeWindow", "300x", 3},

@@ -31,7 +31,7 @@ var rows = []row{
 	{"synccore.ApplyDelta/AppendHandleBytes/1KB", "allocs/op", "", "", atMost(0, "0 allocs")},
 	{"synccore.ApplyDelta/AppendHandleBytes/10240KB", "ns/op", "synccore.ApplyDelta/AppendHandleBytes/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},
 	{"synccore.SnapshotPage200", "ns/op", "synccore.SnapshotPage200Generic", "", atMost(1e6, "<=1 ms")},
-	{"synccore.DecodePart", "ns/op", "server/store.DecodePart/reflect", "", note("(stored part bodies)")},
+	{"synccore.DecodePart", "ns/op", "server/store/sqlite.DecodePart/reflect", "", note("(stored part bodies)")},
 	{"synccore.AppendFrames", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
 	// The core under wazero, beside the native core in the same run.
 	{"bindings.ApplyDelta/wasm/1KB", "ns/op", "bindings.ApplyDelta/native/1KB", "", atMost(3000, "<=3 us")},
@@ -79,13 +79,17 @@ var rows = []row{
 	{"js.page_long_1000000", "p95_frame_ms", "", "", note("(p95 frame)")},
 	// Storage. A commit is compared with the cheapest statement on the same
 	// SQLite (time per op both); the throughput target stands alone.
-	{"server/store.CommitCheckpoint", "commits/s", "", "", atLeast(10000, ">=10,000/s")},
-	{"server/store.CommitCheckpoint", "commits/cpu-s", "", "", note("(CPU time only)")},
-	{"server/store.CommitCheckpoint", "ns/op", "server/store.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
-	{"server/store.DecodePart/hand", "ns/op", "server/store.DecodePart/reflect", "", target{}},
-	{"server/store.MessagesPage50", "p50-µs", "server/store.BaselinePage50DatabaseSQL", "", atMost(500, "p50 <=500 us")},
-	{"server/store.MessagesPage50", "p99-µs", "server/store.BaselinePage50DatabaseSQL", "", atMost(5000, "p99 <=5 ms")},
-	{"server/store.MessagesPage50UnderWriter", "p99-µs", "server/store.MessagesPage50", "", note("(under a writer)")},
+	{"server/store/sqlite.CommitCheckpoint", "commits/s", "", "", atLeast(10000, ">=10,000/s")},
+	{"server/store/sqlite.CommitCheckpoint", "commits/cpu-s", "", "", note("(CPU time only)")},
+	{"server/store/sqlite.CommitCheckpoint", "ns/op", "server/store/sqlite.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
+	{"server/store/sqlite.DecodePart/hand", "ns/op", "server/store/sqlite.DecodePart/reflect", "", target{}},
+	{"server/store/sqlite.MessagesPage50", "p50-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(500, "p50 <=500 us")},
+	{"server/store/sqlite.MessagesPage50", "p99-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(5000, "p99 <=5 ms")},
+	{"server/store/sqlite.MessagesPage50UnderWriter", "p99-µs", "server/store/sqlite.MessagesPage50", "", note("(under a writer)")},
+	// The same checkpoint commit on PostgreSQL (loopback TCP, fsync off)
+	// beside SQLite's, and one commit beside one SELECT 1 round trip.
+	{"server/store/postgres.CommitCheckpoint", "commits/s", "server/store/sqlite.CommitCheckpoint", "", note("(PostgreSQL vs SQLite)")},
+	{"server/store/postgres.CommitCheckpoint", "ns/op", "server/store/postgres.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
 	// Fan-out, in memory and over real WebSockets on loopback.
 	{"server/internal/fanout.Fanout100", "deliveries/s", "server/internal/fanout.Fanout1", "", note("(hub only)")},
 	{"server/internal/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},

@@ -2,7 +2,7 @@
 // SQLite, the scripted model or real ones, the HTTP/WebSocket API (docs/protocol.md)
 // and the demo page at "/".
 //
-//	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db] [-speed 15ms]
+//	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db | -store postgres://...] [-speed 15ms]
 //	           [-token SECRET | -jwt-secret SECRET -jwt-jwks keys.json]
 //	           [-origins http://localhost:5173,...] [-log-level info]
 //	           [-model PROVIDER:MODEL ...] [-openai-base-url URL] [-anthropic-thinking N]

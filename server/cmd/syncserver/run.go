@@ -10,13 +10,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/store"
 )
 
 // shutdownTimeout bounds each step of a graceful stop.
@@ -26,6 +24,7 @@ const shutdownTimeout = 10 * time.Second
 type options struct {
 	addr     string
 	db       string
+	store    storeOptions
 	speed    time.Duration
 	auth     authOptions
 	origins  []string
@@ -44,6 +43,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&o.db, "db", "data/dev.db", "SQLite file; its directory is created")
+	o.store.register(fs)
 	fs.DurationVar(&o.speed, "speed", 15*time.Millisecond, "scripted model delay per delta (0 = full speed)")
 	o.auth.register(fs)
 	origins := fs.String("origins", "", "comma list of extra browser origins allowed (\"*\" = any)")
@@ -91,14 +91,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	if dir := filepath.Dir(opts.db); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create db directory: %w", err)
-		}
-	}
-	st, err := store.Open(ctx, opts.db, store.Options{Logger: log})
+	st, err := opts.store.open(ctx, opts.db, log)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", opts.db, err)
+		return err
 	}
 	defer func() {
 		if err := st.Close(); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -26,7 +27,7 @@ import (
 // only what the client lacks. The text read equals the snapshot's exactly.
 func TestChatStreamSurvivesResync(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "chat.db"), store.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "chat.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

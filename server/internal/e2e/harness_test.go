@@ -23,7 +23,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/api"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -53,7 +53,7 @@ type serverOpts struct {
 type testServer struct {
 	t     testing.TB
 	URL   string
-	Store *store.Store
+	Store *sqlite.Store
 	Mgr   *session.Manager
 	srv   *httptest.Server
 	token string
@@ -73,7 +73,7 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "e2e.db")
 	}
-	st, err := store.Open(ctx, path, store.Options{Logger: testLogger(t)})
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

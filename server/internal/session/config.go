@@ -11,7 +11,7 @@ import (
 
 // Config configures a Manager.
 type Config struct {
-	Store  *store.Store
+	Store  store.Store
 	Models model.Registry // nil = model.Default() (the scripted model only)
 	// DefaultModel is the model of sessions created without one; "" =
 	// model.DefaultName.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -19,7 +20,7 @@ import (
 type env struct {
 	t     testing.TB
 	ctx   context.Context
-	st    *store.Store
+	st    *sqlite.Store
 	m     *Manager
 	path  string
 	gated *gated
@@ -33,7 +34,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	st, err := store.Open(ctx, path, store.Options{Logger: quietLogger()})
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Logger: quietLogger()})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 // Manager runs every live session of one store. A session becomes live (in
 // memory, with its fan-out hub) the first time it is used.
 type Manager struct {
-	store    *store.Store
+	store    store.Store
 	models   model.Registry
 	defModel string
 	tools    *model.ToolRegistry

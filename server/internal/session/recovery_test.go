@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -18,7 +18,7 @@ func TestRecoveryClosesStreamingMessages(t *testing.T) {
 	// The "crash": the store holds the agent message at revision 1,
 	// streaming; the projection dies with the process. A second manager
 	// opens the same file, as a restarted server would.
-	st2, err := store.Open(context.Background(), e.path, store.Options{Logger: quietLogger()})
+	st2, err := sqlite.Open(context.Background(), e.path, sqlite.Options{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentsync/agentsync/server/internal/pgtest"
+	"github.com/agentsync/agentsync/server/store/postgres"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// cluster is the throwaway PostgreSQL server for -store.
+var cluster *pgtest.Cluster
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &cluster)) }
+
+// With -store postgres://..., a turn runs and lands in PostgreSQL: the
+// answer is read back through a PostgreSQL store after the server stopped.
+func TestRunOnPostgres(t *testing.T) {
+	url := cluster.Database(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lineWriter{urls: make(chan string, 1)}
+	errc := make(chan error, 1)
+	db := filepath.Join(t.TempDir(), "unused.db")
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-store", url, "-db", db, "-speed", "0", "-log-level", "error"}, out)
+	}()
+	var base string
+	select {
+	case base = <-out.urls:
+	case err := <-errc:
+		t.Fatalf("run returned before listening: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no listening line")
+	}
+	post := func(path, body string, into any) {
+		t.Helper()
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+		}
+		if into != nil {
+			if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	post("/v1/sessions", `{}`, &sess)
+	post("/v1/sessions/"+sess.SessionID+"/messages", `{"parts":[{"type":"text","text":"hello from postgres"}]}`, nil)
+
+	// The scripted answer streams at full speed; wait until it is done.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/v1/sessions/" + sess.SessionID + "/messages?limit=10")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page synccore.MessagePage
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(page.Items); n == 2 && page.Items[1].State == synccore.MessageDone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the answer did not finish: %+v", page)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("the SQLite file was created with -store set (%v)", err)
+	}
+
+	st, err := postgres.Open(context.Background(), url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hist, err := st.History(context.Background(), sess.SessionID)
+	if err != nil || len(hist) != 2 || hist[0].Parts[0].Text != "hello from postgres" ||
+		hist[1].Role != synccore.RoleAgent || hist[1].State != synccore.MessageDone || len(hist[1].Parts) == 0 {
+		t.Fatalf("history in PostgreSQL: %+v, %v", hist, err)
+	}
+}
+
+func TestRunStoreFlagErrors(t *testing.T) {
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-store", "mysql://x", "-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-store") {
+		t.Fatalf("-store mysql://x: %v", err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-store", "postgres://postgres@127.0.0.1:1/none?connect_timeout=2",
+		"-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "PostgreSQL") {
+		t.Fatalf("-store to a closed port: %v", err)
+	}
+}

@@ -1,0 +1,213 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/jackc/pgx/v5"
+)
+
+const messageColumns = `sequence, message_id, revision, role, state, turn_id, visibility, created_at, part_count`
+
+func scanMessage(row pgx.Row, sessionID string) (synccore.Message, error) {
+	m := synccore.Message{SessionID: sessionID}
+	var role, state, visibility string
+	var partCount int64
+	if err := row.Scan(&m.Sequence, &m.MessageID, &m.Revision, &role, &state, &m.TurnID, &visibility,
+		&m.CreatedAt, &partCount); err != nil {
+		return m, err
+	}
+	m.Role, m.State, m.Visibility = synccore.Role(role), synccore.MessageState(state), synccore.Visibility(visibility)
+	// Never nil: a nil slice reaches JavaScript as null.
+	m.Parts = make([]synccore.Part, 0, partCount)
+	return m, nil
+}
+
+// queryMessages reads the messages a query returns, without their parts.
+func queryMessages(ctx context.Context, tx pgx.Tx, sessionID string, capacity int64, query string, args ...any) ([]synccore.Message, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]synccore.Message, 0, capacity)
+	for rows.Next() {
+		m, err := scanMessage(rows, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Page queries, newest first, one more row than the page to learn has_more.
+const (
+	pageVisibleSQL = `SELECT ` + messageColumns + ` FROM messages
+		WHERE sid = $1 AND visibility = 'visible' AND sequence < $2
+		ORDER BY sequence DESC LIMIT $3`
+	pageAllSQL = `SELECT ` + messageColumns + ` FROM messages
+		WHERE sid = $1 AND sequence < $2
+		ORDER BY sequence DESC LIMIT $3`
+)
+
+// Messages reads one page of a session from a single snapshot (store.Store).
+func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
+	limit := store.PageLimit(q.Limit)
+	page := synccore.MessagePage{Items: []synccore.Message{}}
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		sess, err := lookupSession(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		page.Total = sess.head
+		query := pageAllSQL
+		if !q.IncludeInternal {
+			page.Total = sess.visibleCount
+			query = pageVisibleSQL
+		}
+		before := q.BeforeSequence
+		if before <= 0 || before > sess.head {
+			before = sess.head + 1
+		}
+		items, err := queryMessages(ctx, tx, sessionID, int64(limit+1), query, sess.sid, before, limit+1)
+		if err != nil {
+			return err
+		}
+		if len(items) > limit {
+			page.HasMore = true
+			items = items[:limit]
+		}
+		slices.Reverse(items)
+		if err := loadParts(ctx, tx, sess.sid, items); err != nil {
+			return err
+		}
+		page.Items = items
+		if len(items) > 0 {
+			page.StartSequence = items[0].Sequence
+			page.EndSequence = items[len(items)-1].Sequence
+			if page.HasMore {
+				page.NextBeforeSequence = page.StartSequence
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return synccore.MessagePage{}, err
+	}
+	return page, nil
+}
+
+// Message reads one message with all its parts (store.Store).
+func (s *Store) Message(ctx context.Context, sessionID, messageID string) (synccore.Message, error) {
+	var out synccore.Message
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		sess, err := lookupSession(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		m, found, err := loadMessage(ctx, tx, sess.sid, sessionID, messageID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return store.ErrNoMessage(sessionID, messageID)
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// History reads every message of a session from one snapshot (store.Store).
+func (s *Store) History(ctx context.Context, sessionID string) ([]synccore.Message, error) {
+	return s.Range(ctx, sessionID, 1, 1<<62)
+}
+
+// Range reads the messages from..to from one snapshot (store.Store).
+func (s *Store) Range(ctx context.Context, sessionID string, from, to int64) ([]synccore.Message, error) {
+	var out []synccore.Message
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		sess, err := lookupSession(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		from, to = max(from, 1), min(to, sess.head)
+		if from > to {
+			out = []synccore.Message{}
+			return nil
+		}
+		out, err = queryMessages(ctx, tx, sessionID, to-from+1,
+			`SELECT `+messageColumns+` FROM messages WHERE sid = $1 AND sequence BETWEEN $2 AND $3 ORDER BY sequence`,
+			sess.sid, from, to)
+		if err != nil {
+			return err
+		}
+		return loadParts(ctx, tx, sess.sid, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadMessage reads one message by id within the caller's transaction.
+func loadMessage(ctx context.Context, tx pgx.Tx, sid int64, sessionID, messageID string) (synccore.Message, bool, error) {
+	m, err := scanMessage(tx.QueryRow(ctx, `SELECT `+messageColumns+` FROM messages WHERE sid = $1 AND message_id = $2`,
+		sid, messageID), sessionID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return synccore.Message{}, false, nil
+	}
+	if err != nil {
+		return synccore.Message{}, false, err
+	}
+	one := []synccore.Message{m}
+	if err := loadParts(ctx, tx, sid, one); err != nil {
+		return synccore.Message{}, false, err
+	}
+	return one[0], true, nil
+}
+
+// loadParts fills the parts of items (sorted by sequence) with one range
+// query. Parts of messages in the range but not in items (internal ones on
+// a visible-only page) are skipped.
+func loadParts(ctx context.Context, tx pgx.Tx, sid int64, items []synccore.Message) error {
+	if len(items) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT msg_sequence, body FROM parts
+		WHERE sid = $1 AND msg_sequence BETWEEN $2 AND $3
+		ORDER BY msg_sequence, sequence`,
+		sid, items[0].Sequence, items[len(items)-1].Sequence)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	i := 0
+	for rows.Next() {
+		var seq int64
+		var body []byte
+		if err := rows.Scan(&seq, &body); err != nil {
+			return err
+		}
+		for i < len(items) && items[i].Sequence < seq {
+			i++
+		}
+		if i == len(items) {
+			break
+		}
+		if items[i].Sequence != seq {
+			continue
+		}
+		p, err := synccore.DecodePart(body)
+		if err != nil {
+			return fmt.Errorf("postgres store: decode part body: %w", err)
+		}
+		items[i].Parts = append(items[i].Parts, p)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,203 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+	"github.com/ncruces/go-sqlite3"
+)
+
+const messageColumns = `sequence, message_id, revision, role, state, turn_id, visibility, created_at, part_count`
+
+func scanMessage(st *sqlite3.Stmt, sessionID string) synccore.Message {
+	return synccore.Message{
+		SessionID:  sessionID,
+		Sequence:   st.ColumnInt64(0),
+		MessageID:  st.ColumnText(1),
+		Revision:   st.ColumnInt64(2),
+		Role:       synccore.Role(st.ColumnText(3)),
+		State:      synccore.MessageState(st.ColumnText(4)),
+		TurnID:     st.ColumnText(5),
+		Visibility: synccore.Visibility(st.ColumnText(6)),
+		CreatedAt:  st.ColumnInt64(7),
+		// Never nil: a nil slice reaches JavaScript as null.
+		Parts: make([]synccore.Part, 0, st.ColumnInt(8)),
+	}
+}
+
+// Page queries, newest first, one more row than the page to learn has_more.
+const (
+	pageVisibleSQL = `SELECT ` + messageColumns + ` FROM messages
+		WHERE sid = ? AND visibility = 'visible' AND sequence < ?
+		ORDER BY sequence DESC LIMIT ?`
+	pageAllSQL = `SELECT ` + messageColumns + ` FROM messages
+		WHERE sid = ? AND sequence < ?
+		ORDER BY sequence DESC LIMIT ?`
+)
+
+// Messages reads one page of a session from a single snapshot: the newest
+// q.Limit messages with sequence < q.BeforeSequence (0: up to the head),
+// visible ones only unless q.IncludeInternal, oldest first. A Limit <= 0
+// reads the default page (50), one over 200 is capped. CodeNotFound if the
+// session does not exist.
+func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
+	limit := store.PageLimit(q.Limit)
+	page := synccore.MessagePage{Items: []synccore.Message{}}
+	err := s.read(ctx, func(c *conn) error {
+		sess, err := lookupSession(c, sessionID)
+		if err != nil {
+			return err
+		}
+		page.Total = sess.head
+		query := pageAllSQL
+		if !q.IncludeInternal {
+			page.Total = sess.visibleCount
+			query = pageVisibleSQL
+		}
+		before := q.BeforeSequence
+		if before <= 0 || before > sess.head {
+			before = sess.head + 1
+		}
+		st, err := c.query(query, sess.sid, before, limit+1)
+		if err != nil {
+			return err
+		}
+		items := make([]synccore.Message, 0, limit+1)
+		for st.Step() {
+			items = append(items, scanMessage(st, sessionID))
+		}
+		if err := done(st); err != nil {
+			return err
+		}
+		if len(items) > limit {
+			page.HasMore = true
+			items = items[:limit]
+		}
+		slices.Reverse(items)
+		if err := loadParts(c, sess.sid, items); err != nil {
+			return err
+		}
+		page.Items = items
+		if len(items) > 0 {
+			page.StartSequence = items[0].Sequence
+			page.EndSequence = items[len(items)-1].Sequence
+			if page.HasMore {
+				page.NextBeforeSequence = page.StartSequence
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return synccore.MessagePage{}, err
+	}
+	return page, nil
+}
+
+// Message reads one message with all its parts. CodeNotFound if the session
+// or the message does not exist.
+func (s *Store) Message(ctx context.Context, sessionID, messageID string) (synccore.Message, error) {
+	var out synccore.Message
+	err := s.read(ctx, func(c *conn) error {
+		sess, err := lookupSession(c, sessionID)
+		if err != nil {
+			return err
+		}
+		m, found, err := loadMessage(c, sess.sid, sessionID, messageID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return store.ErrNoMessage(sessionID, messageID)
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// History reads every message of a session, internal ones included, oldest
+// first, from one snapshot: the canonical input of the composer.
+func (s *Store) History(ctx context.Context, sessionID string) ([]synccore.Message, error) {
+	var out []synccore.Message
+	err := s.read(ctx, func(c *conn) error {
+		sess, err := lookupSession(c, sessionID)
+		if err != nil {
+			return err
+		}
+		st, err := c.query(`SELECT `+messageColumns+` FROM messages WHERE sid = ? ORDER BY sequence`, sess.sid)
+		if err != nil {
+			return err
+		}
+		out = make([]synccore.Message, 0, sess.head)
+		for st.Step() {
+			out = append(out, scanMessage(st, sessionID))
+		}
+		if err := done(st); err != nil {
+			return err
+		}
+		return loadParts(c, sess.sid, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadMessage reads one message by id within the caller's transaction.
+func loadMessage(c *conn, sid int64, sessionID, messageID string) (synccore.Message, bool, error) {
+	st, err := c.query(`SELECT `+messageColumns+` FROM messages WHERE sid = ? AND message_id = ?`, sid, messageID)
+	if err != nil {
+		return synccore.Message{}, false, err
+	}
+	var m synccore.Message
+	found := st.Step()
+	if found {
+		m = scanMessage(st, sessionID)
+	}
+	if err := done(st); err != nil || !found {
+		return synccore.Message{}, false, err
+	}
+	one := []synccore.Message{m}
+	if err := loadParts(c, sid, one); err != nil {
+		return synccore.Message{}, false, err
+	}
+	return one[0], true, nil
+}
+
+// loadParts fills the parts of items (sorted by sequence) with one range
+// query over the parts table. Parts of messages in the range but not in
+// items (internal ones on a visible-only page) are skipped.
+func loadParts(c *conn, sid int64, items []synccore.Message) error {
+	if len(items) == 0 {
+		return nil
+	}
+	st, err := c.query(`SELECT msg_sequence, body FROM parts
+		WHERE sid = ? AND msg_sequence BETWEEN ? AND ?
+		ORDER BY msg_sequence, sequence`,
+		sid, items[0].Sequence, items[len(items)-1].Sequence)
+	if err != nil {
+		return err
+	}
+	i := 0
+	for st.Step() {
+		seq := st.ColumnInt64(0)
+		for i < len(items) && items[i].Sequence < seq {
+			i++
+		}
+		if i == len(items) {
+			break
+		}
+		if items[i].Sequence != seq {
+			continue
+		}
+		m := &items[i]
+		m.Parts = append(m.Parts, synccore.Part{})
+		if err := c.codec.decode(st.ColumnRawBlob(1), &m.Parts[len(m.Parts)-1]); err != nil {
+			done(st)
+			return err
+		}
+	}
+	return done(st)
+}
