@@ -61,7 +61,7 @@ func repoRoot(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(wd, "..", "..")
+	return filepath.Join(wd, "..", "..", "..")
 }
 
 // proc is one running syncserver process.

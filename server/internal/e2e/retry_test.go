@@ -13,7 +13,7 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-const openAIFixtures = "../model/testdata/openai/"
+const openAIFixtures = "../../model/testdata/openai/"
 
 // killDuringProviderStream starts the real binary against a fake OpenAI
 // server, kills it with SIGKILL while the answer streams, and returns the

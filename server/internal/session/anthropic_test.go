@@ -16,7 +16,7 @@ import (
 func TestAnthropicThinkingToolLoop(t *testing.T) {
 	srv := providertest.New()
 	defer srv.Close()
-	const fx = "../model/testdata/anthropic/"
+	const fx = "../../model/testdata/anthropic/"
 	srv.Queue(providertest.Reply{Fixture: fx + "thinking-tool.sse"}, providertest.Reply{Fixture: fx + "text.sse"})
 	p := model.NewAnthropic("claude-sonnet-4-5", srv.URL, "k", nil)
 	p.Thinking = 1024

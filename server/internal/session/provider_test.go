@@ -28,7 +28,7 @@ func providerEnv(t *testing.T) (*env, *providertest.Server) {
 	return e, srv
 }
 
-const fixtures = "../model/testdata/openai/"
+const fixtures = "../../model/testdata/openai/"
 
 // One turn of two steps: two tool calls streamed across chunks, run by the
 // engine, their results sent back, then the answer; a usage part per step.
