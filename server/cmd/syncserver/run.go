@@ -172,19 +172,22 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return shutdown(srv, agent, cancelBase, log)
 }
 
-// shutdown stops in the order that loses nothing: no new requests, then
-// the sessions close their streaming messages (subscribers get the final
-// snapshots and a close frame), then what is left of the connections.
+// shutdown stops in the order that loses nothing: the agent server drains
+// (new requests get 503, streaming messages are closed, subscribers get the
+// final snapshots and a close frame, AI SDK streams end), then the HTTP
+// server, which waits for requests still running, and what is left of the
+// connections. Draining first keeps long streams from holding up
+// http.Server.Shutdown until its deadline.
 func shutdown(srv *http.Server, agent *server.Server, cancelBase context.CancelFunc, log *slog.Logger) error {
 	log.Info("shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
-	if err := srv.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-	}
 	if err := agent.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("session shutdown: %w", err))
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
 	cancelBase()
 	return errors.Join(errs...)
