@@ -11,7 +11,13 @@
 //	...
 //	srv.Close(ctx) // before closing st
 //
-// cmd/syncserver is the thinnest such app: flags, then New.
+// examples/embed is a whole app doing so, with its own sign-in as the
+// Authorizer; cmd/syncserver is the thinnest such app: flags, then New.
+//
+// Limits bound each client's request rate and subscriptions (429
+// rate_limited past them) and the sessions kept in memory; Close drains:
+// later requests get 503 closed, running turns close with a committed
+// "shutdown" error part, and subscriptions end with WebSocket close 1001.
 package server
 
 import (

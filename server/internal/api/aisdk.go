@@ -169,7 +169,7 @@ func (a *api) chatContinue(w http.ResponseWriter, r *http.Request, sessionID str
 			return
 		}
 	}
-	base, err := a.findMessage(ctx, sessionID, last.ID)
+	base, err := a.findMessage(ctx, sessionID, func(m *synccore.Message) bool { return m.MessageID == last.ID })
 	if err == nil && base == nil {
 		err = synccore.Errorf(synccore.CodeNotFound, "message %q is not among the session's latest", last.ID)
 	}
