@@ -100,7 +100,7 @@ func TestReadmeShowsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range []string{"gobot/main.go", "node/quickstart.mjs"} {
+	for _, file := range []string{"gobot/main.go", "node/quickstart.mjs", "embed/main.go"} {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

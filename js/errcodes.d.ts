@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'not_pending'
   | 'done_is_final'
   | 'too_large'
+  | 'rate_limited'
   | 'internal'
   | 'closed'
   | 'timeout'

@@ -18,6 +18,7 @@ export const ERROR_CODES = Object.freeze({
   not_pending: Object.freeze({ status: 409, doc: "an answer to an interaction that is not pending" }),
   done_is_final: Object.freeze({ status: 409, doc: "a change to a message that is done" }),
   too_large: Object.freeze({ status: 413, doc: "a body or frame over its limit" }),
+  rate_limited: Object.freeze({ status: 429, doc: "over the request rate or the subscription bounds of a principal or session; retry after the Retry-After header's seconds" }),
   internal: Object.freeze({ status: 500, doc: "a server bug; nothing committed is lost" }),
   closed: Object.freeze({ status: 503, doc: "the server is stopping or the request was cancelled; from a client: it was closed" }),
   timeout: Object.freeze({ status: 0, doc: "a host gave up waiting (e.g. for the session to become live)" }),
@@ -25,7 +26,7 @@ export const ERROR_CODES = Object.freeze({
 });
 
 // The code of an HTTP error answer that carries no typed {code, message} body.
-const CODE_FOR_STATUS = Object.freeze({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 500: 'internal' });
+const CODE_FOR_STATUS = Object.freeze({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 429: 'rate_limited', 500: 'internal' });
 
 /** The code for an HTTP error status without a typed body (synccore.CodeForHTTPStatus). */
 export function codeForStatus(status) {

@@ -11,7 +11,13 @@
 //	...
 //	srv.Close(ctx) // before closing st
 //
-// cmd/syncserver is the thinnest such app: flags, then New.
+// examples/embed is a whole app doing so, with its own sign-in as the
+// Authorizer; cmd/syncserver is the thinnest such app: flags, then New.
+//
+// Limits bound each client's request rate and subscriptions (429
+// rate_limited past them) and the sessions kept in memory; Close drains:
+// later requests get 503 closed, running turns close with a committed
+// "shutdown" error part, and subscriptions end with WebSocket close 1001.
 package server
 
 import (
@@ -69,8 +75,32 @@ type Config struct {
 	Limits Limits
 }
 
+// Defaults of the Limits that bound one client. A client is a principal,
+// or, where every caller is the one shared principal (auth.Open,
+// auth.SharedToken), one IP address.
+const (
+	DefaultRequestsPerSecond       = 20
+	DefaultRequestBurst            = 100
+	DefaultSubscribersPerSession   = 32
+	DefaultSubscribersPerPrincipal = 64
+)
+
 // Limits bound the server's memory and work. Zero means the default.
 type Limits struct {
+	// RequestsPerSecond is the sustained request rate of one client, and
+	// RequestBurst how many requests it may make at once after a quiet
+	// spell (a token bucket; defaults 20/s and 100). A request over it is
+	// answered 429 rate_limited with a Retry-After header. Negative: no
+	// limit. Health checks are not counted; nor are requests refused
+	// before the limiter (bad origin, 401).
+	RequestsPerSecond float64
+	RequestBurst      int
+	// SubscribersPerSession and SubscribersPerPrincipal bound the open
+	// subscriptions (WebSocket, and AI SDK streams) of one session and of
+	// one client (defaults 32 and 64). One more is refused before the
+	// upgrade, 429 rate_limited. Negative: no bound.
+	SubscribersPerSession   int
+	SubscribersPerPrincipal int
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
 	// QueueLimit bounds the frames queued for one subscriber (default
@@ -96,7 +126,34 @@ type Limits struct {
 // Server serves the protocol. It is an http.Handler; Close stops it.
 type Server struct {
 	mgr     *session.Manager
-	handler http.Handler
+	handler *api.Handler
+}
+
+// client is the API's view of the limits per client, defaults filled in
+// and negative values turned into "no bound" (0).
+func (l Limits) client() api.Limits {
+	pick := func(v, def int) int {
+		switch {
+		case v < 0:
+			return 0
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	rate := l.RequestsPerSecond
+	switch {
+	case rate < 0:
+		rate = 0
+	case rate == 0:
+		rate = DefaultRequestsPerSecond
+	}
+	return api.Limits{
+		RequestRate:           rate,
+		RequestBurst:          pick(l.RequestBurst, DefaultRequestBurst),
+		SubscribersPerSession: pick(l.SubscribersPerSession, DefaultSubscribersPerSession),
+		SubscribersPerClient:  pick(l.SubscribersPerPrincipal, DefaultSubscribersPerPrincipal),
+	}
 }
 
 // New starts a server on cfg.Store. Before it returns, it closes every
@@ -136,6 +193,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		MaxBodyBytes:   cfg.Limits.MaxBodyBytes,
 		PingInterval:   cfg.Limits.PingInterval,
 		WriteTimeout:   cfg.Limits.WriteTimeout,
+		Limits:         cfg.Limits.client(),
 	}
 	if cfg.Demo {
 		apiCfg.StaticFS, apiCfg.JSFS, apiCfg.WASM = web.Static, agentsyncjs.Files, module.Wasm
@@ -148,11 +206,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-// Close stops the server: running turns end (their messages close with a
-// "shutdown" error part, committed), then every subscription is closed.
-// Requests after Close that would change a session are refused. It returns
-// when done or when ctx ends, whichever is first.
+// Close drains the server: every request from then on is refused (503
+// closed), running turns end (their messages close with a "shutdown"
+// error part, committed), then every subscription ends with WebSocket
+// close code 1001 (going away), which clients treat as a lost connection
+// and reconnect, to this server's successor. It returns when done or when
+// ctx ends, whichever is first; subscriptions are closed either way.
 func (s *Server) Close(ctx context.Context) error {
+	s.handler.Drain()
 	return s.mgr.Shutdown(ctx)
 }
 

@@ -34,6 +34,7 @@ var ErrorCodes = []ErrorCode{
 	{CodeNotPending, 409, false, "an answer to an interaction that is not pending"},
 	{CodeDoneIsFinal, 409, false, "a change to a message that is done"},
 	{CodeTooLarge, 413, true, "a body or frame over its limit"},
+	{CodeRateLimited, 429, true, "over the request rate or the subscription bounds of a principal or session; retry after the Retry-After header's seconds"},
 	{CodeInternal, 500, true, "a server bug; nothing committed is lost"},
 	{CodeClosed, 503, false, "the server is stopping or the request was cancelled; from a client: it was closed"},
 	{CodeTimeout, 0, false, "a host gave up waiting (e.g. for the session to become live)"},

@@ -75,7 +75,7 @@ func TestErrorStatusesRoundTrip(t *testing.T) {
 		}
 	}
 	for status, want := range map[int]string{400: CodeBadRequest, 401: CodeUnauthorized, 403: CodeForbidden,
-		404: CodeNotFound, 409: CodeConflict, 413: CodeTooLarge, 418: CodeBadRequest, 429: CodeBadRequest,
+		404: CodeNotFound, 409: CodeConflict, 413: CodeTooLarge, 418: CodeBadRequest, 429: CodeRateLimited,
 		500: CodeInternal, 502: CodeInternal, 503: CodeInternal} {
 		if got := CodeForHTTPStatus(status); got != want {
 			t.Errorf("CodeForHTTPStatus(%d) = %s, want %s", status, got, want)

@@ -19,7 +19,8 @@ const (
 	CodeNotPending       = "not_pending" // an answer to an interaction that is not pending
 	CodeConflict         = "conflict"
 	CodeUnauthorized     = "unauthorized"
-	CodeForbidden        = "forbidden" // a browser origin the server does not allow
+	CodeForbidden        = "forbidden"    // a browser origin the server does not allow
+	CodeRateLimited      = "rate_limited" // over a request rate or subscription bound; retry after Retry-After
 	CodeInternal         = "internal"
 	CodeClosed           = "closed"  // the client was closed
 	CodeTimeout          = "timeout" // a host gave up waiting; never sent by a server

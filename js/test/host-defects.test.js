@@ -92,7 +92,8 @@ test('an HTTP error without a typed body gets the code of the one error table', 
       [404, 'not_found'],
       [409, 'conflict'],
       [413, 'too_large'],
-      [429, 'bad_request'],
+      [418, 'bad_request'],
+      [429, 'rate_limited'],
       [502, 'internal'],
     ]) {
       assert.equal(codeForStatus(status), code);

@@ -37,7 +37,7 @@ func HTTP(url string) mcp.Transport { return &mcp.StreamableClientTransport{Endp
 
 // Server is one connected MCP server.
 type Server struct {
-	Name    string
+	Name    string // the name given to Connect, for errors and logs
 	session *mcp.ClientSession
 	tools   []model.Tool
 }

@@ -13,9 +13,9 @@ import (
 // Anthropic streams steps from the Messages API: text, extended thinking
 // (as reasoning parts), tool use with its input JSON streamed, and usage.
 type Anthropic struct {
-	Model     string
-	Budget    int   // context budget, estimated tokens
-	MaxTokens int64 // per step; default 8192
+	Model     string // Anthropic's model name, e.g. "claude-sonnet-4-5"
+	Budget    int    // context budget, estimated tokens
+	MaxTokens int64  // per step; default 8192
 	// Thinking is the extended-thinking budget in tokens; 0 = off.
 	Thinking int64
 	client   anthropic.Client
@@ -35,6 +35,7 @@ func NewAnthropic(model, baseURL, key string, hc *http.Client) *Anthropic {
 	return &Anthropic{Model: model, MaxTokens: 8192, client: anthropic.NewClient(opts...)}
 }
 
+// Stream implements Provider with the Messages API, streamed.
 func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) error) error {
 	params := anthropic.MessageNewParams{
 		Model:     p.Model,

@@ -8,7 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
 
-	"github.com/agentsync/agentsync/server/model/providertest"
+	"github.com/agentsync/agentsync/server/internal/providertest"
 )
 
 const benchTokens = 5000

@@ -16,11 +16,12 @@ import (
 type Error struct {
 	Provider    string // "openai", "anthropic"
 	Status      int    // HTTP status, 0 for a network or stream failure
-	Retryable   bool
-	Recoverable bool
-	Err         error
+	Retryable   bool   // the same request may succeed if sent again
+	Recoverable bool   // the user may retry the turn
+	Err         error  // the underlying failure
 }
 
+// Error says which provider failed, with what status, and why.
 func (e *Error) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("%s: HTTP %d %s: %v", e.Provider, e.Status, http.StatusText(e.Status), e.Err)
@@ -28,6 +29,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %v", e.Provider, e.Err)
 }
 
+// Unwrap is the underlying failure.
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrNoFinish is the failure of a stream that ended without its finish

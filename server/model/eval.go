@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Eval evaluates an arithmetic expression of numbers, + - * /, unary minus
+// evalExpr evaluates an arithmetic expression of numbers, + - * /, unary minus
 // and parentheses: enough for the calculator demo tool.
-func Eval(expr string) (float64, error) {
+func evalExpr(expr string) (float64, error) {
 	p := &parser{s: strings.ReplaceAll(expr, " ", "")}
 	if p.s == "" {
 		return 0, fmt.Errorf("calculator: empty expression")

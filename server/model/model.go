@@ -29,15 +29,15 @@ const (
 // APIs take: user turns, assistant turns (text, reasoning, tool calls) and
 // tool results.
 type InputMessage struct {
-	Role    string         `json:"role"`
-	Content []InputContent `json:"content"`
+	Role    string         `json:"role"`    // one of the Role* constants
+	Content []InputContent `json:"content"` // in order
 }
 
 // InputContent is one piece of an InputMessage; fields a type does not use
 // stay empty.
 type InputContent struct {
-	Type string `json:"type"`
-	Text string `json:"text,omitempty"`
+	Type string `json:"type"`           // one of the Content* constants
+	Text string `json:"text,omitempty"` // text, reasoning
 	// file
 	URL       string `json:"url,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
@@ -55,8 +55,8 @@ type InputContent struct {
 
 // ToolSpec describes a tool to the model and to the engine.
 type ToolSpec struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string `json:"name"`        // unique among a server's tools
+	Description string `json:"description"` // what the model reads to choose it
 	// NeedsApproval: the user approves every call, whatever the session's
 	// approval mode.
 	NeedsApproval bool `json:"needs_approval,omitempty"`
@@ -70,16 +70,16 @@ type ToolSpec struct {
 
 // Request is one model step.
 type Request struct {
-	SessionID string
-	TurnID    string
-	StepID    string
-	Step      int // 1-based within the turn
-	Model     string
-	Messages  []InputMessage
+	SessionID string         // the agentsync session, for logs and provider-side caching
+	TurnID    string         // the turn this step belongs to
+	StepID    string         // the step_id its parts will carry
+	Step      int            // 1-based within the turn
+	Model     string         // the registry name the session chose
+	Messages  []InputMessage // the context the composer built, oldest first
 	// Purpose is "" for a turn's step, PurposeSummary when the composer
 	// asks for a summary of older turns (no tools, text only).
 	Purpose string
-	Tools   []ToolSpec
+	Tools   []ToolSpec // the tools the model may call this step
 }
 
 // PurposeSummary marks a request for a summary of older turns.
@@ -115,9 +115,9 @@ const (
 // Event is one thing a provider streamed. BlockID ties the deltas of one
 // text or reasoning block to its start and end.
 type Event struct {
-	Type    string
-	BlockID string
-	Delta   string
+	Type    string // one of the Ev* constants
+	BlockID string // text and reasoning events: which block
+	Delta   string // text-delta, reasoning-delta: the text appended
 	// tool-input-start, tool-call
 	ToolCallID string
 	ToolName   string
@@ -137,6 +137,11 @@ type Event struct {
 // wants the step to stop (then Stream returns that error). A returned error
 // fails the turn.
 type Provider interface {
+	// Stream runs one step: it calls emit for every event in order, the
+	// last one a finish, and returns when the step is over. An error from
+	// emit (the turn was stopped) ends the stream with that error; a
+	// provider's own failure is best an *Error, so the engine knows
+	// whether to retry.
 	Stream(ctx context.Context, req Request, emit func(Event) error) error
 }
 

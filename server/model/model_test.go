@@ -34,27 +34,27 @@ func textOf(evs []Event, deltaType string) string {
 }
 
 func TestParseScenario(t *testing.T) {
-	sc, ok := ParseScenario("  scenario:TEXT chars=10 delta=3 junk")
+	sc, ok := parseScenario("  scenario:TEXT chars=10 delta=3 junk")
 	if !ok || sc.Name != "text" || sc.Int("chars", 0, 0, 100) != 10 || sc.Int("delta", 0, 0, 100) != 3 {
 		t.Fatalf("got %+v %v", sc, ok)
 	}
 	if sc.Int("missing", 7, 0, 100) != 7 || sc.Int("chars", 0, 20, 100) != 20 {
 		t.Fatal("defaults and clamping")
 	}
-	if _, ok := ParseScenario("hello scenario:text"); ok {
+	if _, ok := parseScenario("hello scenario:text"); ok {
 		t.Fatal("a scenario must start the text")
 	}
-	if sc, _ := ParseScenario("scenario:"); sc.Name != "help" {
+	if sc, _ := parseScenario("scenario:"); sc.Name != "help" {
 		t.Fatal("bare scenario: is help")
 	}
 }
 
 func TestLoremIsDeterministicAndExact(t *testing.T) {
-	a, b := Lorem("seed", 1000), Lorem("seed", 1000)
+	a, b := lorem("seed", 1000), lorem("seed", 1000)
 	if a != b || utf8.RuneCountInString(a) != 1000 || len(a) == 1000 {
 		t.Fatalf("lorem: %d runes, %d bytes, equal %v", utf8.RuneCountInString(a), len(a), a == b)
 	}
-	if Lorem("other", 1000) == a {
+	if lorem("other", 1000) == a {
 		t.Fatal("seed must matter")
 	}
 }
@@ -164,12 +164,12 @@ func TestApprovalScenarioBothWays(t *testing.T) {
 
 func TestEval(t *testing.T) {
 	for expr, want := range map[string]float64{"1+2*3": 7, "(1+2)*3": 9, "-4/2": -2, "21*9/5+32": 69.8} {
-		if got, err := Eval(expr); err != nil || got != want {
+		if got, err := evalExpr(expr); err != nil || got != want {
 			t.Errorf("%s = %v, %v; want %v", expr, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "1+", "(1", "1/0", "x", strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100)} {
-		if _, err := Eval(bad); err == nil {
+		if _, err := evalExpr(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
 	}

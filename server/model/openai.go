@@ -35,6 +35,7 @@ func NewOpenAI(model, baseURL, key string, hc *http.Client) *OpenAI {
 	return &OpenAI{Model: model, client: openai.NewClient(opts...)}
 }
 
+// Stream implements Provider with the Chat Completions API, streamed.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error) error {
 	params := openai.ChatCompletionNewParams{
 		Model:         p.Model,

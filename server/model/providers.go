@@ -8,12 +8,12 @@ import (
 
 // ProviderOptions configure the real providers a -model flag names.
 type ProviderOptions struct {
-	OpenAIBaseURL     string // "" = OpenAI's; any OpenAI-compatible server works
-	OpenAIKey         string
-	AnthropicBaseURL  string // "" = Anthropic's
-	AnthropicKey      string
-	AnthropicThinking int64 // extended-thinking budget in tokens, 0 = off
-	Retry             RetryPolicy
+	OpenAIBaseURL     string      // "" = OpenAI's; any OpenAI-compatible server works
+	OpenAIKey         string      // "" = $OPENAI_API_KEY
+	AnthropicBaseURL  string      // "" = Anthropic's
+	AnthropicKey      string      // "" = $ANTHROPIC_API_KEY
+	AnthropicThinking int64       // extended-thinking budget in tokens, 0 = off
+	Retry             RetryPolicy // zero = DefaultRetry
 	// ContextBudget overrides every model's context budget (tokens); 0
 	// keeps each provider's default.
 	ContextBudget int
@@ -62,7 +62,11 @@ func Open(spec string, o ProviderOptions) (Provider, error) {
 }
 
 // Budgeter is a provider with a context budget (estimated tokens).
-type Budgeter interface{ ContextBudget() int }
+type Budgeter interface {
+	// ContextBudget is the number of estimated tokens of context the
+	// composer may send the model in one step.
+	ContextBudget() int
+}
 
 // BudgetOf is p's context budget, looking through wrappers; a provider
 // without one gets DefaultScriptedBudget.
@@ -79,6 +83,11 @@ func BudgetOf(p Provider) int {
 	}
 }
 
-func (p *OpenAI) ContextBudget() int    { return p.Budget }
+// ContextBudget implements Budgeter.
+func (p *OpenAI) ContextBudget() int { return p.Budget }
+
+// ContextBudget implements Budgeter.
 func (p *Anthropic) ContextBudget() int { return p.Budget }
-func (s Scripted) ContextBudget() int   { return s.Budget }
+
+// ContextBudget implements Budgeter.
+func (s Scripted) ContextBudget() int { return s.Budget }

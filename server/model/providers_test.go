@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/model/providertest"
 )
 
 // played is what one step emitted, folded for assertions.

@@ -34,10 +34,11 @@ func (p RetryPolicy) wait(n int) time.Duration {
 // event, up to the policy's bound. Errors returned by emit (the engine
 // stopping the step) pass through untouched and are never retried.
 type Retrying struct {
-	Provider Provider
-	Policy   RetryPolicy
+	Provider Provider    // the provider retried
+	Policy   RetryPolicy // how often and how long apart
 }
 
+// Stream implements Provider, retrying as Policy says.
 func (r Retrying) Stream(ctx context.Context, req Request, emit func(Event) error) error {
 	for try := 1; ; try++ {
 		started := false

@@ -8,13 +8,13 @@ import (
 
 // Scenario is a parsed `scenario:NAME key=value...` request.
 type Scenario struct {
-	Name string
-	Args map[string]string
+	Name string            // "tools" in "scenario:tools n=3"
+	Args map[string]string // {"n": "3"} in "scenario:tools n=3"
 }
 
-// ParseScenario reads a scenario from a user text; ok is false for anything
+// parseScenario reads a scenario from a user text; ok is false for anything
 // else (which gets the default echo reply).
-func ParseScenario(text string) (Scenario, bool) {
+func parseScenario(text string) (Scenario, bool) {
 	text = strings.TrimSpace(text)
 	rest, ok := strings.CutPrefix(text, "scenario:")
 	if !ok {
@@ -66,9 +66,9 @@ var Scenarios = []struct{ Name, Help string }{
 	{"file", "text with a file part (a data: URL)"},
 }
 
-// Lorem is deterministic filler text of exactly n runes derived from seed.
+// lorem is deterministic filler text of exactly n runes derived from seed.
 // It mixes in a few multi-byte runes so byte offsets differ from rune counts.
-func Lorem(seed string, n int) string {
+func lorem(seed string, n int) string {
 	words := []string{"lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit",
 		"sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna",
 		"aliqua", "café", "naïve", "déjà", "vu", "façade", "—", "über", "smörgåsbord"}

@@ -28,7 +28,7 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(FinishStop))
 	}
 	userText, results := lastUser(req.Messages)
-	sc, ok := ParseScenario(userText)
+	sc, ok := parseScenario(userText)
 	if !ok {
 		return play(ctx, emit, textBlock("t", echo(userText), 6), finish(FinishStop))
 	}
@@ -36,20 +36,20 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 	case "help":
 		return play(ctx, emit, textBlock("t", helpText(), 12), finish(FinishStop))
 	case "text":
-		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
 	case "markdown":
 		return play(ctx, emit, textBlock("t", markdownSample, sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
 	case "long":
-		return play(ctx, emit, textBlock("t", Lorem(userText, sc.Int("chars", 100_000, 1, 20_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 100_000, 1, 20_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(FinishStop))
 	case "reasoning":
 		delta := sc.Int("delta", 6, 1, 1_000_000)
 		return play(ctx, emit,
-			reasoningBlock("r", "The user wants a demo of reasoning. "+Lorem("why"+userText, 160), delta),
-			textBlock("t", Lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), delta),
+			reasoningBlock("r", "The user wants a demo of reasoning. "+lorem("why"+userText, 160), delta),
+			textBlock("t", lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), delta),
 			finish(FinishStop))
 	case "error":
 		n := sc.Int("chars", 200, 2, 1_000_000)
-		text := Lorem(userText, n)
+		text := lorem(userText, n)
 		half := text[:len(text)/2]
 		for !utf8.ValidString(half) {
 			half = half[:len(half)-1]
@@ -172,9 +172,9 @@ func callID(req Request, n int) string { return fmt.Sprintf("call-%d-%d", req.St
 
 func echo(userText string) string {
 	if strings.TrimSpace(userText) == "" {
-		return "Hello! Send `scenario:help` to see what I can play. " + Lorem("hello", 60)
+		return "Hello! Send `scenario:help` to see what I can play. " + lorem("hello", 60)
 	}
-	return "You said: “" + userText + "”. " + Lorem(userText, 160)
+	return "You said: “" + userText + "”. " + lorem(userText, 160)
 }
 
 func helpText() string {

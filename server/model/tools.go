@@ -10,6 +10,7 @@ import (
 
 // Tool is something the engine runs for a model's tool call.
 type Tool interface {
+	// Spec describes the tool to the model and the engine.
 	Spec() ToolSpec
 	// Run executes the call; a returned error becomes the tool's
 	// output-error state, not a turn failure.
@@ -19,10 +20,13 @@ type Tool interface {
 // FuncTool is a Tool made of a spec and a function.
 type FuncTool struct {
 	ToolSpec
-	Fn func(ctx context.Context, input any) (any, error)
+	Fn func(ctx context.Context, input any) (any, error) // Run calls it
 }
 
-func (t FuncTool) Spec() ToolSpec                                  { return t.ToolSpec }
+// Spec implements Tool.
+func (t FuncTool) Spec() ToolSpec { return t.ToolSpec }
+
+// Run implements Tool.
 func (t FuncTool) Run(ctx context.Context, input any) (any, error) { return t.Fn(ctx, input) }
 
 // Demo tool names, used by the scripted scenarios.
@@ -106,7 +110,7 @@ func weather(_ context.Context, input any) (any, error) {
 
 func calculator(_ context.Context, input any) (any, error) {
 	expr := Field(input, "expression")
-	v, err := Eval(expr)
+	v, err := evalExpr(expr)
 	if err != nil {
 		return nil, err
 	}

@@ -109,5 +109,6 @@ var rows = []row{
 	// Bounded memory: heap of one loaded session (after one exchange), and
 	// bringing an evicted one back from the store vs using a loaded one.
 	{"server/internal/session.LoadedSession/heap", "heap-bytes/session", "", "", note("(per loaded session)")},
+	{"server/internal/session.LoadedSession/rss", "rss-bytes/session", "", "", note("(resident, per loaded session)")},
 	{"server/internal/session.LoadedSession/reload", "ns/op", "server/internal/session.LoadedSession/hit", "", note("(evicted: loaded from the store)")},
 }

@@ -26,6 +26,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-token", "t", "-jwt-secret", "s"}, "exclude each other"},
 		{[]string{"-jwt-jwks", "/nonexistent/jwks.json"}, "-jwt-jwks"},
 		{[]string{"-idle-timeout", "-1s"}, "-idle-timeout"},
+		{[]string{"-rate-limit", "-1"}, "must not be negative"},
+		{[]string{"-rate-burst", "0"}, "-rate-burst"},
 	} {
 		args := append([]string{"-addr", "127.0.0.1:0", "-db", db, "-log-level", "error"}, tc.args...)
 		err := run(context.Background(), args, io.Discard)

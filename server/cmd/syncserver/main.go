@@ -9,6 +9,8 @@
 //	           [-mcp "command args" ...] [-mcp-url URL ...] [-mcp-approval ask|auto]
 //	           [-context-budget N] [-resume-interrupted]
 //	           [-idle-timeout 10m] [-max-loaded 10000]
+//	           [-rate-limit 20 -rate-burst 100]
+//	           [-max-subscribers-per-session 32] [-max-subscribers-per-principal 64]
 //
 // -model picks real models (openai:..., anthropic:...; keys from
 // OPENAI_API_KEY / ANTHROPIC_API_KEY), -mcp/-mcp-url add the tools of MCP
@@ -16,6 +18,9 @@
 // Sessions leave memory after -idle-timeout without use, or past
 // -max-loaded (least recently used first), and load again from the store
 // on the next request or subscription.
+// -rate-limit/-rate-burst bound each client's requests (429 rate_limited
+// with Retry-After past them), -max-subscribers-* its open subscriptions;
+// 0 turns one off.
 // -speed is the scripted model's delay per streamed delta (0: full speed).
 // With -token every API request needs "Authorization: Bearer SECRET" (or
 // ?token= on the WebSocket); with -jwt-secret (or $AGENTSYNC_JWT_SECRET)

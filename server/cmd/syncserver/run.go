@@ -35,6 +35,8 @@ type options struct {
 	// Bounded memory: see session.Config.
 	idleTimeout time.Duration
 	maxLoaded   int
+	// Bounds per client: see server.Limits.
+	clients clientLimits
 }
 
 func parseFlags(args []string, out io.Writer) (options, error) {
@@ -52,6 +54,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	o.mcp.register(fs)
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "unload a session from memory after this long without requests, turns or subscribers (0 = never)")
 	fs.IntVar(&o.maxLoaded, "max-loaded", 10000, "most sessions kept in memory; past it the least recently used idle ones are unloaded (0 = no cap)")
+	o.clients.register(fs)
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -61,6 +64,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	}
 	if o.idleTimeout < 0 || o.maxLoaded < 0 {
 		return o, fmt.Errorf("-idle-timeout and -max-loaded must not be negative")
+	}
+	if err := o.clients.check(); err != nil {
+		return o, err
 	}
 	if o.speed < 0 {
 		return o, fmt.Errorf("-speed must not be negative, got %s", o.speed)
@@ -123,7 +129,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Demo:              true,
 		ResumeInterrupted: opts.resume,
 		Logger:            log,
-		Limits:            server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded},
+		Limits:            opts.clients.apply(server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded}),
 	})
 	if err != nil {
 		return err
@@ -161,19 +167,22 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return shutdown(srv, agent, cancelBase, log)
 }
 
-// shutdown stops in the order that loses nothing: no new requests, then
-// the sessions close their streaming messages (subscribers get the final
-// snapshots and a close frame), then what is left of the connections.
+// shutdown stops in the order that loses nothing: the agent server drains
+// (new requests get 503, streaming messages are closed, subscribers get the
+// final snapshots and a close frame, AI SDK streams end), then the HTTP
+// server, which waits for requests still running, and what is left of the
+// connections. Draining first keeps long streams from holding up
+// http.Server.Shutdown until its deadline.
 func shutdown(srv *http.Server, agent *server.Server, cancelBase context.CancelFunc, log *slog.Logger) error {
 	log.Info("shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs []error
-	if err := srv.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-	}
 	if err := agent.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("session shutdown: %w", err))
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
 	cancelBase()
 	return errors.Join(errs...)

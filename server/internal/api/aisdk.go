@@ -114,6 +114,11 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	release, ok := a.admitSubscriber(w, r, req.ID)
+	if !ok {
+		return
+	}
+	defer release()
 	sub, err := a.openSub(ctx, req.ID)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -164,7 +169,7 @@ func (a *api) chatContinue(w http.ResponseWriter, r *http.Request, sessionID str
 			return
 		}
 	}
-	base, err := a.findMessage(ctx, sessionID, last.ID)
+	base, err := a.findMessage(ctx, sessionID, func(m *synccore.Message) bool { return m.MessageID == last.ID })
 	if err == nil && base == nil {
 		err = synccore.Errorf(synccore.CodeNotFound, "message %q is not among the session's latest", last.ID)
 	}
@@ -188,6 +193,11 @@ func (a *api) chatContinue(w http.ResponseWriter, r *http.Request, sessionID str
 func (a *api) chatResume(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
+	release, ok := a.admitSubscriber(w, r, id)
+	if !ok {
+		return
+	}
+	defer release()
 	sub, err := a.openSub(ctx, id)
 	if err != nil {
 		a.writeError(w, r, err)

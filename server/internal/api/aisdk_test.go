@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -147,4 +149,44 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestChatStreamFindsAReplyItMissed: with a queue of one frame, the
+// subscription overflows before the stream has seen its reply start (often
+// before the reply is even over); the stream finds the reply in the
+// snapshot instead of waiting for frames that will never come.
+func TestChatStreamFindsAReplyItMissed(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "chat.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mgr, err := session.NewManager(ctx, session.Config{Store: st, QueueLimit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Shutdown(ctx)
+	srv := httptest.NewServer(New(Config{Manager: mgr}))
+	defer srv.Close()
+	sess, err := mgr.CreateSession(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	for i := range 5 {
+		body := fmt.Sprintf(`{"id":%q,"messages":[{"id":"u%d","role":"user","parts":[{"type":"text","text":"hello %d"}]}]}`, sess.SessionID, i, i)
+		res, err := client.Post(srv.URL+"/v1/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("exchange %d: %v", i, err)
+		}
+		data, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatalf("exchange %d: the stream never ended: %v", i, err)
+		}
+		if !strings.Contains(string(data), `"type":"finish"`) {
+			t.Fatalf("exchange %d: no finish chunk in %q", i, data)
+		}
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/synccore"
 )
 
 // Defaults of Config's zero fields (docs/protocol.md §5).
@@ -51,7 +53,29 @@ type Config struct {
 	// write timeout.
 	PingInterval time.Duration
 	WriteTimeout time.Duration
+	// Limits bound each client's request rate and subscriptions; zero
+	// fields mean no bound.
+	Limits Limits
 }
+
+// Handler serves the API; Drain refuses what comes after it.
+type Handler struct {
+	api  *api
+	next http.Handler
+}
+
+// ServeHTTP serves one request, or answers 503 closed after Drain.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.api.draining.Load() {
+		h.api.writeError(w, r, synccore.Errorf(synccore.CodeClosed, "the server is shutting down"))
+		return
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+// Drain makes every later request answer 503 closed; requests and
+// subscriptions already running go on until the session manager ends them.
+func (h *Handler) Drain() { h.api.draining.Store(true) }
 
 // api holds the handler's state; its methods are the endpoints.
 type api struct {
@@ -64,10 +88,15 @@ type api struct {
 	pingInterval time.Duration
 	writeTimeout time.Duration
 	pongWait     time.Duration
+
+	rate           *rateLimiter // nil: no bound
+	subsPerSession *counter
+	subsPerClient  *counter
+	draining       atomic.Bool
 }
 
 // New returns the server's handler. Unknown routes answer 404 not_found.
-func New(cfg Config) http.Handler {
+func New(cfg Config) *Handler {
 	a := &api{
 		mgr:          cfg.Manager,
 		log:          cfg.Logger,
@@ -76,6 +105,10 @@ func New(cfg Config) http.Handler {
 		maxBody:      cfg.MaxBodyBytes,
 		pingInterval: cfg.PingInterval,
 		writeTimeout: cfg.WriteTimeout,
+
+		rate:           newRateLimiter(cfg.Limits.RequestRate, cfg.Limits.RequestBurst),
+		subsPerSession: newCounter(cfg.Limits.SubscribersPerSession),
+		subsPerClient:  newCounter(cfg.Limits.SubscribersPerClient),
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -91,5 +124,5 @@ func New(cfg Config) http.Handler {
 	}
 	a.pongWait = 2*a.pingInterval + a.writeTimeout
 	a.upgrader = newGorillaUpgrader(wsReadLimit, a.upgradeFailed)
-	return a.recoverPanics(a.routes(cfg))
+	return &Handler{api: a, next: a.recoverPanics(a.routes(cfg))}
 }

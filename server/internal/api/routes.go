@@ -15,17 +15,21 @@ import (
 // method patterns.
 func (a *api) routes(cfg Config) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/sessions", a.guard(false, a.createSession))
-	mux.HandleFunc("GET /v1/sessions", a.guard(false, a.listSessions))
-	mux.HandleFunc("PATCH /v1/sessions/{id}", a.guard(false, a.owned(a.renameSession)))
-	mux.HandleFunc("DELETE /v1/sessions/{id}", a.guard(false, a.owned(a.deleteSession)))
-	mux.HandleFunc("GET /v1/sessions/{id}/messages", a.guard(false, a.owned(a.getMessages)))
-	mux.HandleFunc("POST /v1/sessions/{id}/messages", a.guard(false, a.owned(a.postMessage)))
-	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", a.guard(false, a.owned(a.answer)))
-	mux.HandleFunc("POST /v1/sessions/{id}/actions", a.guard(false, a.owned(a.action)))
-	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.owned(a.subscribe)))
-	mux.HandleFunc("POST /v1/chat", a.guard(false, a.chatPost))
-	mux.HandleFunc("GET /v1/chat/{id}/stream", a.guard(false, a.owned(a.chatResume)))
+	endpoint := func(h http.HandlerFunc) http.HandlerFunc { return a.guard(false, a.limited(h)) }
+	mux.HandleFunc("POST /v1/sessions", endpoint(a.createSession))
+	mux.HandleFunc("GET /v1/sessions", endpoint(a.listSessions))
+	mux.HandleFunc("PATCH /v1/sessions/{id}", endpoint(a.owned(a.renameSession)))
+	mux.HandleFunc("DELETE /v1/sessions/{id}", endpoint(a.owned(a.deleteSession)))
+	mux.HandleFunc("GET /v1/sessions/{id}/messages", endpoint(a.owned(a.getMessages)))
+	mux.HandleFunc("POST /v1/sessions/{id}/messages", endpoint(a.owned(a.postMessage)))
+	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", endpoint(a.owned(a.answer)))
+	mux.HandleFunc("POST /v1/sessions/{id}/actions", endpoint(a.owned(a.action)))
+	// The upgrade takes the token from ?token= too: a browser cannot set
+	// headers on it.
+	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.limited(a.owned(a.subscribe))))
+	mux.HandleFunc("POST /v1/chat", endpoint(a.chatPost))
+	mux.HandleFunc("GET /v1/chat/{id}/stream", endpoint(a.owned(a.chatResume)))
+	// Health checks (load balancers, orchestrators) are not rate limited.
 	mux.HandleFunc("GET /healthz", a.guard(false, a.healthz))
 	mux.HandleFunc("OPTIONS /v1/", a.preflight)
 

@@ -26,12 +26,18 @@ type subscriber interface {
 // close frame before dropping the connection.
 const closeGrace = 2 * time.Second
 
-// subscribe upgrades GET /v1/sessions/{id}/subscribe. The session is
-// looked up before the upgrade so an unknown one is a plain 404 answer.
+// subscribe upgrades GET /v1/sessions/{id}/subscribe. The bounds on
+// subscribers are checked and the session is looked up before the
+// upgrade, so a refusal is a plain typed answer (429, 404).
 func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	id := r.PathValue("id")
+	release, ok := a.admitSubscriber(w, r, id)
+	if !ok {
+		return
+	}
+	defer release()
 	sub, err := a.openSub(ctx, id)
 	if err != nil {
 		a.writeError(w, r, err)

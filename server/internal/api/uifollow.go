@@ -22,15 +22,15 @@ func (a *api) lastMessage(ctx context.Context, sessionID string) (*synccore.Mess
 	return &page.Items[len(page.Items)-1], nil
 }
 
-// findMessage looks a message up among the session's latest (a reply the
-// client follows is one of them), or nil.
-func (a *api) findMessage(ctx context.Context, sessionID, messageID string) (*synccore.Message, error) {
+// findMessage is the oldest of the session's latest messages (a reply the
+// client follows is one of them) that match, or nil.
+func (a *api) findMessage(ctx context.Context, sessionID string, match func(*synccore.Message) bool) (*synccore.Message, error) {
 	page, err := a.mgr.Messages(ctx, sessionID, store.PageQuery{Limit: recentMessages})
 	if err != nil {
 		return nil, err
 	}
 	for i := range page.Items {
-		if page.Items[i].MessageID == messageID {
+		if match(&page.Items[i]) {
 			return &page.Items[i], nil
 		}
 	}
@@ -82,7 +82,7 @@ func (a *api) streamUI(ctx context.Context, w http.ResponseWriter, sessionID str
 			}
 		}
 		if reread {
-			if err := a.resubscribe(ctx, sessionID, sub, &proj); err != nil {
+			if err := a.resubscribe(ctx, sessionID, sub, &proj, isReply); err != nil {
 				fail(err)
 				return
 			}
@@ -109,8 +109,11 @@ func (a *api) streamUI(ctx context.Context, w http.ResponseWriter, sessionID str
 }
 
 // resubscribe replaces a subscription that lost frames and re-reads the
-// followed message from the snapshot.
-func (a *api) resubscribe(ctx context.Context, sessionID string, sub *subscriber, proj *uiProjection) error {
+// followed message from the snapshot. If the reply was not seen yet, it is
+// looked for there too: the lost frames may have been its start, or all of
+// it. The new subscription is open before the read, so nothing after the
+// snapshot is missed.
+func (a *api) resubscribe(ctx context.Context, sessionID string, sub *subscriber, proj *uiProjection, isReply func(*synccore.Message) bool) error {
 	a.log.Debug("ui stream resubscribes", "session_id", sessionID, "message_id", proj.msg.MessageID)
 	(*sub).Close()
 	next, err := a.openSub(ctx, sessionID)
@@ -118,10 +121,12 @@ func (a *api) resubscribe(ctx context.Context, sessionID string, sub *subscriber
 		return fmt.Errorf("resubscribe: %w", err)
 	}
 	*sub = next
-	if proj.msg.MessageID == "" {
-		return nil // the reply has not started: its message frame is still to come
-	}
-	m, err := a.findMessage(ctx, sessionID, proj.msg.MessageID)
+	m, err := a.findMessage(ctx, sessionID, func(m *synccore.Message) bool {
+		if proj.msg.MessageID == "" {
+			return isReply(m)
+		}
+		return m.MessageID == proj.msg.MessageID
+	})
 	if err != nil {
 		return fmt.Errorf("resubscribe: read snapshot: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"testing"
@@ -165,16 +166,24 @@ func shortExchange(base string, i int) (string, error) {
 	return sess.SessionID, nil
 }
 
+// soakClient keeps a connection per soak worker alive (the default keeps
+// two per host), so thousands of exchanges do not open thousands of
+// connections.
+var soakClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+
 func postJSON(url string, body any, want int, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	resp, err := http.Post(url, "application/json", bytes.NewReader(data))
+	resp, err := soakClient.Post(url, "application/json", bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", url, err)
 	}
-	defer resp.Body.Close()
+	defer func() {
+		_, _ = io.Copy(io.Discard, resp.Body) // read to the end: the connection is reused
+		resp.Body.Close()
+	}()
 	if resp.StatusCode != want {
 		return fmt.Errorf("POST %s: status %d, want %d", url, resp.StatusCode, want)
 	}

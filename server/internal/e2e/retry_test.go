@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsync/agentsync/server/model/providertest"
+	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
-	"github.com/agentsync/agentsync/server/model/providertest"
 	"github.com/agentsync/agentsync/synccore"
 )
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -9,7 +10,8 @@ import (
 // BenchmarkLoadedSession is what a session costs in memory while loaded
 // (heap bytes, after one short exchange, with the idle timeout off) and
 // what it costs to bring back once evicted: ns/op of a use that loads it
-// from the store, beside a use of a loaded one (Loaded/hit).
+// from the store, beside a use of a loaded one (Loaded/hit). rss is the
+// resident memory per loaded session (Linux).
 func BenchmarkLoadedSession(b *testing.B) {
 	const n = 1000
 	e := newEnv(b, Config{})
@@ -46,6 +48,28 @@ func BenchmarkLoadedSession(b *testing.B) {
 			b.Fatalf("%d loaded, want %d", e.m.Loaded(), n)
 		}
 		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "heap-bytes/session")
+		b.ReportMetric(0, "ns/op")
+	})
+	// The resident memory the process gains per loaded session: the heap
+	// above plus what the runtime keeps around it (spans, fragmentation).
+	b.Run("rss", func(b *testing.B) {
+		var before, after int64
+		for b.Loop() {
+			evictAll()
+			debug.FreeOSMemory()
+			var err error
+			if before, err = residentBytes(); err != nil {
+				b.Fatal(err)
+			}
+			for _, sid := range ids {
+				use(sid)
+			}
+			runtime.GC()
+			if after, err = residentBytes(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(after-before)/n, "rss-bytes/session")
 		b.ReportMetric(0, "ns/op")
 	})
 	b.Run("reload", func(b *testing.B) {

@@ -242,9 +242,12 @@ func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subs
 	return s.subscribe()
 }
 
+// errStopping refuses what reaches the manager after Shutdown (503).
+var errStopping = synccore.Errorf(synccore.CodeClosed, "the server is shutting down")
+
 // Shutdown stops every turn (their messages close with an error part
 // "shutdown"), waits for them, then ends every subscription. Later calls
-// that would change a session fail with CodeConflict.
+// that would change or load a session fail with CodeClosed.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	if !m.closing && m.stopSweep != nil {
@@ -278,7 +281,7 @@ func (m *Manager) open() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closing {
-		return synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return errStopping
 	}
 	return nil
 }
@@ -289,7 +292,7 @@ func (m *Manager) session(ctx context.Context, id string) (*live, error) {
 	m.mu.Lock()
 	if m.closing {
 		m.mu.Unlock()
-		return nil, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return nil, errStopping
 	}
 	s, ok := m.live[id]
 	if ok {

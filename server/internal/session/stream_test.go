@@ -262,7 +262,7 @@ func TestShutdownLeavesNothingStreaming(t *testing.T) {
 		}
 	}
 	_, err = e.m.PostMessage(e.ctx, sid, PostMessage{Parts: []synccore.Part{{Type: synccore.PartText, Text: "x"}}})
-	wantCode(t, err, synccore.CodeConflict)
+	wantCode(t, err, synccore.CodeClosed)
 }
 
 func (e *env) lastAgentOrEmpty(sid string) synccore.Message {

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// subscriberRetry is the Retry-After of a subscription refused for a
+// bound: an open subscription ends only when its client leaves, so a
+// client that retries at once would only be refused again.
+const subscriberRetry = 5 * time.Second
+
+// counter counts open subscriptions per key against a bound; max <= 0
+// means no bound. Keys at zero are deleted, so it holds only keys with
+// an open subscription.
+type counter struct {
+	max int
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+func newCounter(bound int) *counter { return &counter{max: bound, n: map[string]int{}} }
+
+// acquire counts one more for key unless that passes the bound.
+func (c *counter) acquire(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.max > 0 && c.n[key] >= c.max {
+		return false
+	}
+	c.n[key]++
+	return true
+}
+
+func (c *counter) release(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[key]--; c.n[key] <= 0 {
+		delete(c.n, key)
+	}
+}
+
+// admitSubscriber counts a new subscription of r against the bounds per
+// session and per client, or answers 429 rate_limited. On success the
+// caller must call the returned release when the subscription ends.
+func (a *api) admitSubscriber(w http.ResponseWriter, r *http.Request, sessionID string) (release func(), ok bool) {
+	client := clientKey(r)
+	if !a.subsPerClient.acquire(client) {
+		a.refuse(w, r, subscriberRetry, "over %d open subscriptions per client", a.subsPerClient.max)
+		return nil, false
+	}
+	if !a.subsPerSession.acquire(sessionID) {
+		a.subsPerClient.release(client)
+		a.refuse(w, r, subscriberRetry, "over %d open subscriptions of this session", a.subsPerSession.max)
+		return nil, false
+	}
+	return func() {
+		a.subsPerSession.release(sessionID)
+		a.subsPerClient.release(client)
+	}, true
+}
