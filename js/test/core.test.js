@@ -34,7 +34,7 @@ test('an unknown handle gets bad_request on every export', async () => {
   assert.equal(core.broken, false, 'bad_request does not break the instance');
 });
 
-test('handleFrames writes the same event bytes as handle({type: "frames"})', async () => {
+test('handleFrames and handle (its direct path for data of 64 KiB and more) write the event bytes encode writes', async () => {
   // Capture what reaches the module's input buffer through both paths.
   for (const n of [0, 1, 255, 256, 65535, 65536, 200000]) {
     const data = new Uint8Array(n).map((_, i) => i & 0xff);
