@@ -119,23 +119,39 @@ type faultCore struct {
 }
 
 func (f *faultCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
+	ev, inject := f.inject(ev)
+	cmds, err := f.WasmCore.Handle(ev)
+	if inject {
+		f.injected <- err
+	}
+	return cmds, err
+}
+
+// HandleChanges is the Client's path for frames.
+func (f *faultCore) HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error) {
+	ev, inject := f.inject(ev)
+	cmds, ch, err := f.WasmCore.HandleChanges(ev)
+	if inject {
+		f.injected <- err
+	}
+	return cmds, ch, err
+}
+
+// inject replaces ev by the error frame if armed and ev carries frames.
+func (f *faultCore) inject(ev synccore.Event) (synccore.Event, bool) {
 	f.mu.Lock()
-	inject := false
+	defer f.mu.Unlock()
 	if f.armed && ev.Type == synccore.EvFrames {
 		if frames, err := synccore.DecodeFrames(ev.Data); err == nil && len(frames) > 0 && frames[0].Seq > 1 {
 			ev.Data = synccore.EncodeFrames([]synccore.Frame{{
 				Seq: frames[0].Seq, Kind: synccore.FrameError,
 				Code: synccore.CodeInternal, Reason: "injected by the test",
 			}})
-			f.armed, inject = false, true
+			f.armed = false
+			return ev, true
 		}
 	}
-	f.mu.Unlock()
-	cmds, err := f.WasmCore.Handle(ev)
-	if inject {
-		f.injected <- err
-	}
-	return cmds, err
+	return ev, false
 }
 
 // TestClientRebuildsOnlyOnCoreBroken: against the real server, a server

@@ -86,7 +86,9 @@ type subscriber struct {
 
 // Update is one change of the view, as Watch reports it: the view after
 // it, and what changed since the previous Update (Changes.Reset: the list
-// was replaced, every message is given whole).
+// was replaced, every message is given whole). Changes holds every take of
+// the core since the previous Update, in order: a message may appear more
+// than once, and a host applies them in order (as synccore.Mirror does).
 type Update struct {
 	View    synccore.View
 	Changes synccore.Changes

@@ -27,6 +27,10 @@ type Core interface {
 	// its copy of the view with, at a cost that follows the change, not
 	// the view's size. The first call is a Reset with every message.
 	Changes() (synccore.Changes, error)
+	// HandleChanges is Handle, then Changes, in one call (ABI v3's
+	// agentsync_handle_changes: one crossing into the module per
+	// WebSocket message). The changes are nil when the event broke the core.
+	HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error)
 	// Digest is the hex SHA-256 of the view's messages (synccore.DigestMessages).
 	Digest() (string, error)
 	// Close releases the core; later calls return a closed error.
@@ -110,6 +114,20 @@ func (n *NativeCore) Changes() (ch synccore.Changes, err error) {
 	defer n.recoverInto("changes", &err)
 	n.guarded("changes")
 	return n.c.TakeChanges(), nil
+}
+
+// HandleChanges implements Core.
+func (n *NativeCore) HandleChanges(ev synccore.Event) (cmds []synccore.Command, ch *synccore.Changes, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.usable(); err != nil {
+		return nil, nil, err
+	}
+	defer n.recoverInto("handle", &err)
+	n.guarded("handle")
+	cmds, err = n.c.Handle(ev)
+	taken := n.c.TakeChanges()
+	return cmds, &taken, err
 }
 
 // Digest implements Core.

@@ -11,8 +11,8 @@ import (
 
 // BenchmarkHostDelta is one delta as the Go host pays for it, from the
 // WebSocket message's bytes to a published view that holds the new text:
-// Core.Handle of the frames event, then Core.Changes and the mirror's
-// patch, as the loop does once per flush (here one delta per flush, the
+// Core.HandleChanges of the frames event (the frames and their changes in
+// one call) and the mirror's patch, as the loop does (here one delta per flush, the
 // worst case: a model slower than the host). The figure must not grow with
 // the text already streamed (1 KB against 10 MB) nor with the view
 // (200 messages, the delta going to the one in the middle).
@@ -56,14 +56,11 @@ func benchHostDelta(b *testing.B, core Core, size, msgs int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range events {
-		if _, err := core.Handle(events[i]); err != nil {
-			b.Fatal(err)
-		}
-		ch, err := core.Changes()
+		_, ch, err := core.HandleChanges(events[i])
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := mirror.Apply(ch); err != nil {
+		if _, err := mirror.Apply(*ch); err != nil {
 			b.Fatal(err)
 		}
 	}

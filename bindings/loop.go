@@ -46,10 +46,16 @@ type loopState struct {
 	includeInternal bool // as last asked, replayed on a rebuild
 
 	// What changed since the last flush.
-	dirty         bool // the core handled an event: take its changes
+	dirty         bool // the core handled an event whose changes are not taken yet
 	status        string
 	statusChanged bool
 	acks          []pendingAck
+	// pending is every take since the last published view, in order (a
+	// message may appear more than once), with the newest scalars.
+	pending *synccore.Changes
+	// recoveringStatus is the status of a rebuilt core that is not live
+	// yet, to be shown with the old messages.
+	recoveringStatus string
 
 	// mirror is the view's messages, patched with the core's changes.
 	mirror synccore.Mirror
@@ -147,8 +153,18 @@ func (c *Client) process(le loopEvent) {
 	case synccore.EvSetIncludeInternal:
 		l.includeInternal = ev.IncludeInternal
 	}
-	l.dirty = true
-	cmds, err := c.core.Handle(ev)
+	var cmds []synccore.Command
+	var err error
+	if ev.Type == synccore.EvFrames {
+		// The hot path: the frames and what they changed in one call.
+		var ch *synccore.Changes
+		if cmds, ch, err = c.core.HandleChanges(ev); ch != nil {
+			c.take(*ch)
+		}
+	} else {
+		l.dirty = true
+		cmds, err = c.core.Handle(ev)
+	}
 	if err != nil {
 		if isBroken(err) {
 			c.breakCore(err)
@@ -266,51 +282,41 @@ func (c *Client) rebuildCore() {
 // whose events are now reflected in it.
 func (c *Client) flush() {
 	l := &c.loop
-	if l.dirty || l.statusChanged {
-		if v, ch, ok := c.nextView(); ok {
-			c.publish(v, ch)
+	if l.dirty && !l.broken {
+		if ch, err := c.core.Changes(); err != nil {
+			if isBroken(err) {
+				c.breakCore(err)
+			}
+			c.log.Error("read changes", "err", err)
+		} else {
+			c.take(ch)
 		}
-		l.dirty, l.statusChanged = false, false
 	}
+	if v, ch, ok := c.nextView(); ok {
+		c.publish(v, ch)
+	}
+	l.dirty, l.statusChanged = false, false
 	for _, a := range l.acks {
 		a.ch <- a.err
 	}
 	l.acks = l.acks[:0]
 }
 
-// nextView takes the core's changes once and patches the view with them:
-// the cost follows what changed, not the view's size. The changes are
-// returned for the watchers (nil when the messages did not change).
-func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
+// take patches the mirror with changes taken from the core (the cost
+// follows what changed, not the view's size) and queues them for the next
+// published view.
+func (c *Client) take(ch synccore.Changes) {
 	l := &c.loop
-	v := c.View()
-	if l.broken {
-		// The core is being rebuilt: keep the old messages (stale but whole).
-		if !l.statusChanged {
-			return v, nil, false
-		}
-		v.Status = l.status
-		return v, nil, true
-	}
-	ch, err := c.core.Changes()
-	if err != nil {
-		if isBroken(err) {
-			c.breakCore(err)
-		}
-		c.log.Error("read changes", "err", err)
-		return v, nil, false
-	}
 	if l.recovering {
 		if ch.Status != synccore.StatusLive {
 			// A rebuilt core starts empty: keep the old messages until the
 			// new one holds the snapshot (which it reports as a reset).
-			v.Status = ch.Status
-			return v, nil, true
+			l.recoveringStatus = ch.Status
+			return
 		}
-		l.recovering = false
+		l.recovering, l.recoveringStatus = false, ""
 	}
-	msgs, err := l.mirror.Apply(ch)
-	if err != nil {
+	if err := l.mirror.Patch(ch); err != nil {
 		// The copy and the core disagree (a bug): start the copy over.
 		c.log.Error("apply changes; reading the whole view", "err", err)
 		full, verr := c.core.View()
@@ -318,22 +324,54 @@ func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
 			if isBroken(verr) {
 				c.breakCore(verr)
 			}
-			return v, nil, false
+			return
 		}
 		ch = resetChanges(full)
-		msgs, _ = l.mirror.Apply(ch)
+		_ = l.mirror.Patch(ch)
 	}
-	return synccore.View{
-		SessionID:          c.cfg.SessionID,
-		Status:             ch.Status,
-		Messages:           msgs,
-		Total:              ch.Total,
-		HasMoreOlder:       ch.HasMoreOlder,
-		NextBeforeSequence: ch.NextBeforeSequence,
-		LoadingOlder:       ch.LoadingOlder,
-		IncludeInternal:    ch.IncludeInternal,
-		// Digest stays empty: it costs the whole view; Client.Digest asks the core.
-	}, &ch, true
+	if l.pending == nil || ch.Reset {
+		l.pending = &ch
+		return
+	}
+	msgs := append(l.pending.Messages, ch.Messages...)
+	reset := l.pending.Reset
+	*l.pending = ch
+	l.pending.Messages, l.pending.Reset = msgs, reset
+}
+
+// nextView is the view to publish, if anything changed, with what changed
+// for the watchers (nil when the messages did not change).
+func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
+	l := &c.loop
+	v := c.View()
+	switch {
+	case l.pending != nil:
+		ch := l.pending
+		l.pending = nil
+		msgs := l.mirror.Publish()
+		if ch.Reset {
+			ch.Messages = wholeMessages(msgs) // the reset and the patches after it, as one reset
+		}
+		return synccore.View{
+			SessionID:          c.cfg.SessionID,
+			Status:             ch.Status,
+			Messages:           msgs,
+			Total:              ch.Total,
+			HasMoreOlder:       ch.HasMoreOlder,
+			NextBeforeSequence: ch.NextBeforeSequence,
+			LoadingOlder:       ch.LoadingOlder,
+			IncludeInternal:    ch.IncludeInternal,
+			// Digest stays empty: it costs the whole view; Client.Digest asks the core.
+		}, ch, true
+	case l.broken && l.statusChanged:
+		// The core is being rebuilt: keep the old messages (stale but whole).
+		v.Status = l.status
+		return v, nil, true
+	case l.recoveringStatus != "" && l.recoveringStatus != v.Status:
+		v.Status = l.recoveringStatus
+		return v, nil, true
+	}
+	return v, nil, false
 }
 
 // wholeMessages is msgs as changes that carry each message whole.

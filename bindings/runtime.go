@@ -126,13 +126,14 @@ func cacheDir(dir string) string {
 // instance is one started module with its exports looked up once. It is not
 // safe for concurrent use: its owner (a WasmCore) holds a lock.
 type instance struct {
-	mod                                                               api.Module
-	mem                                                               api.Memory
-	alloc, clientNew, clientFree, handle, view, message, changes, dig api.Function
-	stack                                                             []uint64
-	peak                                                              *atomic.Uint64
-	limit                                                             uint64
-	oom                                                               *oomWatch
+	mod                                                 api.Module
+	mem                                                 api.Memory
+	alloc, clientNew, clientFree, handle, handleChanges api.Function
+	view, message, changes, dig                         api.Function
+	stack                                               []uint64
+	peak                                                *atomic.Uint64
+	limit                                               uint64
+	oom                                                 *oomWatch
 }
 
 // oomWatch sees the Go runtime's "fatal error: out of memory" on the
@@ -183,6 +184,7 @@ func (r *Runtime) start(ctx context.Context) (*instance, error) {
 		{"agentsync_client_new", &inst.clientNew},
 		{"agentsync_client_free", &inst.clientFree},
 		{"agentsync_handle", &inst.handle},
+		{"agentsync_handle_changes", &inst.handleChanges},
 		{"agentsync_view", &inst.view},
 		{"agentsync_message", &inst.message},
 		{"agentsync_changes", &inst.changes},

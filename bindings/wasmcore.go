@@ -25,8 +25,9 @@ type WasmCore struct {
 	broken error
 	closed bool
 
-	// hdr holds a frames event's header.
+	// hdr holds a frames event's header; in, the pieces of an event's input.
 	hdr []byte
+	in  [2][]byte
 }
 
 var (
@@ -117,7 +118,7 @@ func (w *WasmCore) fail(err error) error {
 }
 
 // moduleError is the error of an Output the module answered. Its code
-// alone decides (ABI v1 and v2): core_broken breaks the core, anything else is an
+// alone decides (ABI v1 to v3): core_broken breaks the core, anything else is an
 // error the core merely reports (internal from a server's error frame,
 // bad_request for an unknown handle) and leaves it usable.
 func (w *WasmCore) moduleError(err *synccore.Error) error {
@@ -134,16 +135,7 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
-	var in [2][]byte
-	if isPlainFrames(&ev) {
-		// The hot path: the frame bytes go straight into the module's
-		// memory behind a hand-made header, with no host-side copy.
-		w.hdr = appendFramesEventHeader(w.hdr[:0], len(ev.Data))
-		in = [2][]byte{w.hdr, ev.Data}
-	} else {
-		in = [2][]byte{synccore.EncodeEvent(ev), nil}
-	}
-	b, err := w.callInput(w.inst.handle, in[0], in[1])
+	b, err := w.callInput(w.inst.handle, w.eventInput(&ev)...)
 	if err != nil {
 		return nil, w.fail(err)
 	}
@@ -155,6 +147,45 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 		return out.Commands, w.moduleError(out.Error)
 	}
 	return out.Commands, nil
+}
+
+// HandleChanges implements Core: the frames go in as Handle's do, and one
+// call answers the Output and the changes (synccore.DecodeHandleChanges).
+func (w *WasmCore) HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, nil, err
+	}
+	b, err := w.callInput(w.inst.handleChanges, w.eventInput(&ev)...)
+	if err != nil {
+		return nil, nil, w.fail(err)
+	}
+	hc, err := synccore.DecodeHandleChanges(b)
+	if err != nil {
+		return nil, nil, w.fail(brokenf("decode wasm handle_changes: %v", err))
+	}
+	var cmds []synccore.Command
+	if out := hc.Output; out != nil {
+		cmds = out.Commands
+		if out.Error != nil {
+			return cmds, hc.Changes, w.moduleError(out.Error)
+		}
+	}
+	return cmds, hc.Changes, nil
+}
+
+// eventInput is ev's encoding as the pieces callInput writes: for plain
+// frames (the hot path) a hand-made header and the frame bytes as they
+// are, with no host-side copy.
+func (w *WasmCore) eventInput(ev *synccore.Event) [][]byte {
+	if isPlainFrames(ev) {
+		w.hdr = appendFramesEventHeader(w.hdr[:0], len(ev.Data))
+		w.in[0], w.in[1] = w.hdr, ev.Data
+		return w.in[:]
+	}
+	w.in[0] = synccore.EncodeEvent(*ev)
+	return w.in[:1]
 }
 
 // answerError is the Output error the module answers instead of a view,

@@ -1,13 +1,14 @@
-// Core wraps one instance of the agentsync WebAssembly module (ABI version 2)
+// Core wraps one instance of the agentsync WebAssembly module (ABI version 3)
 // holding one synccore.Client. See docs for the ABI: a host writes its input
 // into a module-owned buffer from agentsync_alloc, calls an export, and reads
 // a result packed as (ptr << 32) | len, valid until the next export call.
 
+import { AppendsReader, RENDER_ONLY, readHandleChanges } from './changes.js';
 import { decode, encode } from './msgpack.js';
 import { defaultWasmSource, loadModule } from './load.js';
 import { Wasi } from './wasi.js';
 
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 /**
  * The error code of a broken core: the module recovered a panic (its
@@ -64,6 +65,8 @@ export class Core {
     this.u8 = null;
     this.lastRaw = null; // see cachedOutput
     this.lastOut = null;
+    this.framesPtr = 0; // see writeFrames
+    this.appendsReader = new AppendsReader();
     this.call(() => this.x._initialize?.());
     const v = this.call(() => this.x.agentsync_abi_version());
     if (v !== ABI_VERSION) {
@@ -121,7 +124,29 @@ export class Core {
    * @returns {{commands: object[], error?: {code: string, message: string}}}
    */
   handle(event) {
-    return this.handleBytes(encode(event));
+    const data = event.data;
+    if (!(data instanceof Uint8Array) || data.length < 0x10000) return this.handleBytes(encode(event));
+    // A page's bytes (a long answer: megabytes) go straight into wasm
+    // memory behind the event's other fields, not through the encoder's
+    // growing buffer: the same bytes as encode(event), one copy.
+    const { data: _, ...fields } = event;
+    const head = encode({ ...fields, data: null }); // data last, encoded as nil
+    const out = this.call(() => {
+      const n = data.length;
+      const total = head.length - 1 + 5 + n;
+      const ptr = this.x.agentsync_alloc(total);
+      const mem = this.mem8();
+      mem.set(head.subarray(0, head.length - 1), ptr);
+      let p = ptr + head.length - 1;
+      mem[p++] = 0xc6; // bin 32, as encode writes 64 KiB and more
+      mem[p++] = n >>> 24;
+      mem[p++] = (n >>> 16) & 0xff;
+      mem[p++] = (n >>> 8) & 0xff;
+      mem[p++] = n & 0xff;
+      mem.set(data, p);
+      return decodeOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
+    });
+    return this.output(out);
   }
 
   /** handle() for an event already encoded as msgpack. */
@@ -148,43 +173,75 @@ export class Core {
   }
 
   /**
-   * The hot path: one WebSocket binary message as a `frames` event, encoded
-   * straight into wasm memory (no intermediate event object or copy).
+   * One WebSocket binary message as a `frames` event, encoded straight
+   * into wasm memory (no intermediate event object or copy).
    */
   handleFrames(data) {
     if (this.broken) throw brokenError();
-    const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-    const n = bytes.length;
-    const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
-    const total = FRAMES_PREFIX.length + binHead + n;
     let res;
     // No closure on this path (see call()): it runs once per WebSocket message.
     try {
-      const ptr = this.x.agentsync_alloc(total);
-      const mem = this.mem8();
-      mem.set(FRAMES_PREFIX, ptr);
-      let p = ptr + FRAMES_PREFIX.length;
-      if (binHead === 2) {
-        mem[p++] = 0xc4;
-        mem[p++] = n;
-      } else if (binHead === 3) {
-        mem[p++] = 0xc5;
-        mem[p++] = n >>> 8;
-        mem[p++] = n & 0xff;
-      } else {
-        mem[p++] = 0xc6;
-        mem[p++] = n >>> 24;
-        mem[p++] = (n >>> 16) & 0xff;
-        mem[p++] = (n >>> 8) & 0xff;
-        mem[p++] = n & 0xff;
-      }
-      mem.set(bytes, p);
-      res = this.cachedOutput(this.result(this.x.agentsync_handle(this.h, ptr, total)));
+      const total = this.writeFrames(data);
+      res = this.cachedOutput(this.result(this.x.agentsync_handle(this.h, this.framesPtr, total)));
     } catch (err) {
       this.broken = true;
       throw trapError(err);
     }
     return res;
+  }
+
+  /**
+   * The hot path (ABI v3): handleFrames and changes() in one call. Returns
+   * {out, changes}: the Output, and what changed since the last take, or
+   * null when the core is broken. The changes of a delta come in the
+   * appends form (changes.js): the Changes' scalars and a flat `appends`
+   * list [message_id, index, text, ...] in place of `messages`.
+   */
+  handleChanges(data) {
+    if (this.broken) throw brokenError();
+    let res;
+    try {
+      const total = this.writeFrames(data);
+      const packed = this.x.agentsync_handle_changes(this.h, this.framesPtr, total);
+      const len = Number(BigInt.asUintN(32, packed));
+      const ptr = Number(BigInt.asUintN(32, packed >> 32n));
+      res = readHandleChanges(this.appendsReader, this.mem8(), ptr, ptr + len);
+    } catch (err) {
+      this.broken = true;
+      throw trapError(err);
+    }
+    if (res.out !== RENDER_ONLY) res.out = this.output(res.out);
+    return res;
+  }
+
+  // Writes data as an encoded `frames` event into the module's input
+  // buffer (at this.framesPtr) and returns its length.
+  writeFrames(data) {
+    const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+    const n = bytes.length;
+    const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
+    const total = FRAMES_PREFIX.length + binHead + n;
+    const ptr = this.x.agentsync_alloc(total);
+    this.framesPtr = ptr;
+    const mem = this.mem8();
+    mem.set(FRAMES_PREFIX, ptr);
+    let p = ptr + FRAMES_PREFIX.length;
+    if (binHead === 2) {
+      mem[p++] = 0xc4;
+      mem[p++] = n;
+    } else if (binHead === 3) {
+      mem[p++] = 0xc5;
+      mem[p++] = n >>> 8;
+      mem[p++] = n & 0xff;
+    } else {
+      mem[p++] = 0xc6;
+      mem[p++] = n >>> 24;
+      mem[p++] = (n >>> 16) & 0xff;
+      mem[p++] = (n >>> 8) & 0xff;
+      mem[p++] = n & 0xff;
+    }
+    mem.set(bytes, p);
+    return total;
   }
 
   // Consecutive deltas of one stream get byte-identical Outputs (a render
@@ -252,7 +309,7 @@ export class Core {
   }
 
   /**
-   * What changed in the view since the previous call (ABI v2, protocol
+   * What changed in the view since the previous call (ABI v2+, protocol
    * §7.4): whole messages and parts, and text appended to held parts.
    */
   changes() {

@@ -372,6 +372,16 @@ export declare class Core {
   handleBytes(event: Uint8Array): { commands: Command[]; error?: { code: string; message: string } };
   /** One WebSocket binary message, encoded straight into wasm memory. */
   handleFrames(data: Uint8Array | ArrayBuffer): { commands: Command[]; error?: { code: string; message: string } };
+  /**
+   * handleFrames and the changes it made in one call (ABI v3, protocol
+   * §7.4.1): `changes` is a Changes map, or the appends form (the scalars
+   * and a flat `appends` list [message_id, index, text, ...]), or null
+   * when the core broke.
+   */
+  handleChanges(data: Uint8Array | ArrayBuffer): {
+    out: { commands: Command[]; error?: { code: string; message: string } };
+    changes: Record<string, unknown> | null;
+  };
   view(): View & { digest: string };
   message(id: string): Message | null;
   digest(): string;

@@ -382,8 +382,18 @@ export class Session {
     const core = this.core;
     if (!core || this.closed) return undefined;
     let out;
+    let changes = null;
     try {
-      out = ev instanceof Uint8Array ? core.handleFrames(ev) : core.handle(ev);
+      if (ev instanceof Uint8Array && !this.flushScheduled) {
+        // One call handles the frames and takes what they changed (ABI v3).
+        ({ out, changes } = core.handleChanges(ev));
+      } else if (ev instanceof Uint8Array) {
+        // A flush is due already (a burst of messages before it): it takes
+        // the changes of the whole burst once.
+        out = core.handleFrames(ev);
+      } else {
+        out = core.handle(ev);
+      }
     } catch (err) {
       // Only a broken core (a trap, core_broken) is rebuilt; an event the
       // host could not even encode is reported and changes nothing.
@@ -406,8 +416,14 @@ export class Session {
       }
       this._emit('error', err);
     }
-    this.dirty = true;
+    if (changes === null) this.dirty = true; // taken at the next flush
     this._run(out.commands);
+    if (changes !== null) {
+      // Taken with the frames: everything since the last take, so the view
+      // is patched now, and the listeners hear of it once per flush.
+      this.dirty = false;
+      if (this._apply(changes)) this._schedule();
+    }
     if (!(ev instanceof Uint8Array) && (ev.type === 'page' || ev.type === 'page_failed')) this._settlePage(ev, out.error);
     return out;
   }
@@ -646,10 +662,8 @@ export class Session {
   }
 
   // Brings _view up to date with what the core says changed since the last
-  // flush (core.changes(), ABI v2): text that grew is appended to the held
-  // part, so a delta costs its own size whatever the message's length. A
-  // changed message (and part) is a new object; every other keeps its
-  // identity. Returns whether anything changed.
+  // take (core.changes()), for the events other than frames (whose changes
+  // come with them). Returns whether anything changed.
   _flush() {
     const core = this.core;
     const statusChanged = this._view.status !== this.status;
@@ -668,6 +682,16 @@ export class Session {
     } finally {
       this.dirty = false;
     }
+    return this._apply(ch);
+  }
+
+  // Patches _view with one take of changes (ABI v2, protocol §7.4): text
+  // that grew is appended to the held part, so a delta costs its own size
+  // whatever the message's length. A changed message (and part) is a new
+  // object; every other keeps its identity. `ch` is a Changes, or the
+  // appends form of core.handleChanges. Returns whether anything changed.
+  _apply(ch) {
+    const statusChanged = this._view.status !== this.status;
     if (this.recovering) {
       // A rebuilt core starts empty: the old messages stay until it is
       // live, when its snapshot arrives as a reset.
@@ -678,14 +702,31 @@ export class Session {
       this.recovering = false;
     }
     const old = this._view;
-    let messages = old.messages;
-    if (!ch.reset && ch.messages.length === 0 && old.status === this.status && old.total === (ch.total ?? 0) &&
+    const appends = ch.appends;
+    const changed = appends ? appends.length > 0 : ch.reset || ch.messages.length > 0;
+    if (!changed && old.status === this.status && old.total === (ch.total ?? 0) &&
         old.has_more_older === !!ch.has_more_older && old.loading_older === !!ch.loading_older &&
         old.include_internal === !!ch.include_internal && (old.next_before_sequence ?? 0) === (ch.next_before_sequence ?? 0)) {
       return false; // nothing a reader can see changed: the view keeps its identity
     }
+    let messages = old.messages;
     const change = { reset: !!ch.reset, messages: [] };
-    if (ch.reset) {
+    if (appends) {
+      if (changed) {
+        // The change event is built only for someone to hear it.
+        const told = this.handlers.get('change')?.size > 0;
+        messages = messages.slice();
+        for (let k = 0; k < appends.length; k += 3) {
+          const at = this.index.get(appends[k]);
+          if (at === undefined) return this._unknownMessage(appends[k]);
+          const index = appends[k + 1];
+          const appended = appends[k + 2];
+          const message = appendToPart(messages[at], index, appended);
+          messages[at] = message;
+          if (told) change.messages.push({ message_id: message.message_id, message, parts: [{ index, part: message.parts[index], appended }] });
+        }
+      }
+    } else if (ch.reset) {
       messages = ch.messages.map((mc) => mc.message);
       this.index = new Map(messages.map((m, i) => [m.message_id, i]));
       for (const m of messages) change.messages.push(wholeChange(m));
@@ -706,11 +747,7 @@ export class Session {
           messages[at] = message;
           change.messages.push({ message_id: mc.message_id, message, parts });
         } else {
-          // A patch of a message this copy lacks: a host bug. Start over.
-          this.dirty = true;
-          core.broken = true;
-          this._rebuild(new AgentsyncError(CORE_BROKEN, `changes: patch of unknown message ${mc.message_id}`));
-          return false;
+          return this._unknownMessage(mc.message_id);
         }
       }
     }
@@ -725,8 +762,29 @@ export class Session {
     };
     if (ch.next_before_sequence) view.next_before_sequence = ch.next_before_sequence;
     this._view = view;
-    if (change.reset || change.messages.length > 0) this.pendingChanges.push(change);
+    if (change.reset || change.messages.length > 0) this._pushChange(change);
     return true;
+  }
+
+  // A patch of a message this copy lacks: a host bug. Start over.
+  _unknownMessage(id) {
+    this.dirty = true;
+    if (this.core) this.core.broken = true;
+    this._rebuild(new AgentsyncError(CORE_BROKEN, `changes: patch of unknown message ${id}`));
+    return false;
+  }
+
+  // Queues a change event for the next notification. Text appended to
+  // parts that the queued one appended to too is merged into it, so a
+  // flush that spans several takes tells of them once; anything else (a
+  // part or message taken whole) is an event of its own, so a renderer
+  // appends what it can and redraws only what it must.
+  _pushChange(change) {
+    const pending = this.pendingChanges;
+    if (change.reset) pending.length = 0;
+    const last = pending[pending.length - 1];
+    if (!change.reset && last && !last.reset && appendsOnlyTo(last, change)) mergeAppends(last, change);
+    else if (change.reset || change.messages.length > 0) pending.push(change);
   }
 
   _emit(type, arg) {
@@ -759,6 +817,51 @@ function patchMessage(held, mc) {
     changed.push({ index: a.index, part, appended: a.text });
   }
   return { message: { ...held, parts }, parts: changed };
+}
+
+// A held message with text appended to part i: a new message, parts array
+// and part; the other parts are shared with the previous view.
+function appendToPart(held, i, text) {
+  const parts = held.parts.slice();
+  const p = parts[i];
+  parts[i] = { ...p, text: (p.text ?? '') + text };
+  return { ...held, parts };
+}
+
+// appendsOnlyTo reports whether every part of change `next` only had text
+// appended, to a part whose change in `prev` is an append too (or is not in
+// prev at all).
+function appendsOnlyTo(prev, next) {
+  for (const nm of next.messages) {
+    const pm = prev.messages.find((m) => m.message_id === nm.message_id);
+    for (const np of nm.parts) {
+      if (np.appended === undefined) return false;
+      const pp = pm?.parts.find((x) => x.index === np.index);
+      if (pp && pp.appended === undefined) return false;
+    }
+  }
+  return true;
+}
+
+// Folds the appends of `next` into `prev` (queued, not yet emitted): per
+// message and part the newest object, with the text appended by both.
+function mergeAppends(prev, next) {
+  for (const nm of next.messages) {
+    const pm = prev.messages.find((m) => m.message_id === nm.message_id);
+    if (!pm) {
+      prev.messages.push(nm);
+      continue;
+    }
+    pm.message = nm.message;
+    for (const np of nm.parts) {
+      const pp = pm.parts.find((x) => x.index === np.index);
+      if (!pp) pm.parts.push(np);
+      else {
+        pp.appended += np.appended;
+        pp.part = np.part;
+      }
+    }
+  }
 }
 
 // Inserts m into messages (ordered by sequence).

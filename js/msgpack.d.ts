@@ -12,3 +12,5 @@ export declare class Ext {
 
 export declare function encode(value: unknown): Uint8Array;
 export declare function decode(input: Uint8Array | ArrayBuffer): unknown;
+/** Decodes the first value of input (more may follow): [value, its length in bytes]. */
+export declare function decodeFirst(input: Uint8Array | ArrayBuffer): [unknown, number];

@@ -523,3 +523,13 @@ export function decode(input) {
   }
   return v;
 }
+
+/**
+ * Decodes the first msgpack value of the input, which may hold more:
+ * returns [value, its length in bytes].
+ */
+export function decodeFirst(input) {
+  const r = new Reader(toBytes(input));
+  const v = readValue(r, 0);
+  return [v, r.pos];
+}

@@ -90,6 +90,14 @@ func (c *Client) TakeChanges() Changes {
 // delta's take costs the delta's bytes, whatever the part's length. It
 // allocates nothing but dst's growth: allocation is dear in WebAssembly.
 func (c *Client) AppendChangesBytes(dst []byte) []byte {
+	list := c.changedEntries()
+	dst = c.appendChangesMap(dst, list)
+	c.clearChanges(list)
+	return dst
+}
+
+// appendChangesMap encodes the Changes of list (changedEntries) as a map.
+func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 	ch := c.changesHead()
 	optional := 0
 	if ch.NextBeforeSequence != 0 {
@@ -99,7 +107,6 @@ func (c *Client) AppendChangesBytes(dst []byte) []byte {
 		optional++
 	}
 	dst = appendChangesHead(dst, &ch, optional)
-	list := c.changedEntries()
 	dst = appendString(dst, "messages")
 	dst = appendArrayHeader(dst, len(list))
 	for _, e := range list {
@@ -147,14 +154,18 @@ func (c *Client) AppendChangesBytes(dst []byte) []byte {
 					dst = appendString(dst, "index")
 					dst = appendInt(dst, int64(i))
 					dst = appendString(dst, "text")
-					dst = appendStrHeader(dst, len(head)+len(tail))
-					dst = append(append(dst, head...), tail...)
+					dst = appendTextBytes(dst, head, tail)
 				}
 			}
 		}
 	}
-	c.clearChanges(list)
 	return dst
+}
+
+// appendTextBytes appends head+tail as one msgpack string.
+func appendTextBytes(dst []byte, head string, tail []byte) []byte {
+	dst = appendStrHeader(dst, len(head)+len(tail))
+	return append(append(dst, head...), tail...)
 }
 
 func btoi(b bool) int {

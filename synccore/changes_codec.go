@@ -162,3 +162,70 @@ func decodeList[T any](d *decoder, elem func(*T)) []T {
 	}
 	return out
 }
+
+// HandleChanges is the answer of agentsync_handle_changes
+// (Client.AppendHandleChanges), decoded.
+type HandleChanges struct {
+	Output  *Output  // nil: the Output only said to render one message
+	Changes *Changes // nil: the client is broken or the handle unknown (Output says which)
+}
+
+// DecodeHandleChanges decodes the answer of AppendHandleChanges; the
+// appends form comes back as the Changes it stands for.
+func DecodeHandleChanges(b []byte) (HandleChanges, error) {
+	var hc HandleChanges
+	r := reader{b: b}
+	if !r.skip() {
+		return hc, Errorf(CodeMalformed, "handle_changes: not msgpack")
+	}
+	first, rest := b[:r.i], b[r.i:]
+	if first[0] != 0xc0 {
+		o, err := DecodeOutput(first)
+		if err != nil {
+			return hc, err
+		}
+		hc.Output = &o
+	}
+	if len(rest) == 0 || len(rest) == 1 && rest[0] == 0xc0 {
+		return hc, nil // broken, or (the Output alone) an unknown handle
+	}
+	var ch Changes
+	var err error
+	if c := rest[0]; c&0xf0 == 0x90 || c == 0xdc || c == 0xdd {
+		err = decodeWith(rest, "changes", func(d *decoder) { d.appends(&ch) })
+	} else {
+		ch, err = DecodeChanges(rest)
+	}
+	if err != nil {
+		return hc, err
+	}
+	hc.Changes = &ch
+	return hc, nil
+}
+
+// appends decodes the appends form (appendAppends) into the Changes it
+// stands for: one MessageChange per run of appends to the same message.
+func (d *decoder) appends(ch *Changes) {
+	n := d.arrayLen()
+	if d.bad || n < 4 || (n-4)%3 != 0 {
+		d.fail("appends: an array of 4+3k values expected")
+		return
+	}
+	ch.Status = d.string()
+	ch.Total = d.i64()
+	flags := d.i64()
+	ch.HasMoreOlder = flags&AppendsHasMoreOlder != 0
+	ch.LoadingOlder = flags&AppendsLoadingOlder != 0
+	ch.IncludeInternal = flags&AppendsIncludeInternal != 0
+	ch.NextBeforeSequence = d.i64()
+	ch.Messages = []MessageChange{}
+	for k := 0; k < (n-4)/3 && !d.bad; k++ {
+		id := d.string()
+		ta := TextAppend{Index: int(d.i64()), Text: d.string()}
+		if last := len(ch.Messages) - 1; last >= 0 && ch.Messages[last].MessageID == id {
+			ch.Messages[last].Appends = append(ch.Messages[last].Appends, ta)
+		} else {
+			ch.Messages = append(ch.Messages, MessageChange{MessageID: id, Appends: []TextAppend{ta}})
+		}
+	}
+}

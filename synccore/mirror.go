@@ -15,6 +15,9 @@ import (
 type Mirror struct {
 	msgs  []Message
 	texts map[textKey]*strings.Builder // text of parts that grew, by message and part index
+	// private: msgs is the mirror's own copy, not handed out since it was
+	// made, so Patch may change it in place.
+	private bool
 }
 
 type textKey struct {
@@ -25,27 +28,49 @@ type textKey struct {
 // Messages is the current list, oldest first (shared: do not modify).
 func (m *Mirror) Messages() []Message { return m.msgs }
 
-// Apply patches the mirror with ch and returns the new list. A change that
-// does not fit the mirror (a patch of a message it lacks, a part index out
-// of range) is an internal error: the mirror then holds what it had, and
-// the host must start over from a Reset.
+// Apply patches the mirror with ch and returns the new list: Patch, then
+// Publish.
 func (m *Mirror) Apply(ch Changes) ([]Message, error) {
+	if err := m.Patch(ch); err != nil {
+		return m.msgs, err
+	}
+	return m.Publish(), nil
+}
+
+// Publish hands out the current list: the next Patch copies it before
+// changing anything, so the list handed out never changes.
+func (m *Mirror) Publish() []Message {
+	m.private = false
+	return m.msgs
+}
+
+// Patch patches the mirror with ch without handing out a list: a host that
+// takes several Changes between two views (a burst of frames) copies the
+// list once, at the first Patch after a Publish. A change that does not
+// fit the mirror (a patch of a message it lacks, a part index out of
+// range) is an internal error: the mirror then holds what it had (or,
+// patched in place, what it had with the messages before the bad one
+// patched), and the host must start over from a Reset.
+func (m *Mirror) Patch(ch Changes) error {
 	if ch.Reset {
 		msgs := make([]Message, 0, len(ch.Messages))
 		for _, mc := range ch.Messages {
 			if mc.Message == nil {
-				return m.msgs, Errorf(CodeInternal, "changes: reset without the whole message %q", mc.MessageID)
+				return Errorf(CodeInternal, "changes: reset without the whole message %q", mc.MessageID)
 			}
 			msgs = append(msgs, *mc.Message)
 		}
-		m.msgs, m.texts = msgs, nil
-		return m.msgs, nil
+		m.msgs, m.texts, m.private = msgs, nil, true
+		return nil
 	}
 	if len(ch.Messages) == 0 {
-		return m.msgs, nil
+		return nil
 	}
-	msgs := make([]Message, len(m.msgs), len(m.msgs)+len(ch.Messages))
-	copy(msgs, m.msgs)
+	msgs := m.msgs
+	if !m.private {
+		msgs = make([]Message, len(m.msgs), len(m.msgs)+len(ch.Messages))
+		copy(msgs, m.msgs)
+	}
 	for _, mc := range ch.Messages {
 		i := findMessage(msgs, mc.MessageID)
 		if mc.Message != nil {
@@ -61,16 +86,16 @@ func (m *Mirror) Apply(ch Changes) ([]Message, error) {
 			continue
 		}
 		if i < 0 {
-			return m.msgs, Errorf(CodeInternal, "changes: patch of message %q the host does not hold", mc.MessageID)
+			return Errorf(CodeInternal, "changes: patch of message %q the host does not hold", mc.MessageID)
 		}
 		msg, err := m.patch(msgs[i], mc)
 		if err != nil {
-			return m.msgs, err
+			return err
 		}
 		msgs[i] = msg
 	}
-	m.msgs = msgs
-	return msgs, nil
+	m.msgs, m.private = msgs, true
+	return nil
 }
 
 // patch returns msg with mc's parts and appends applied, as a new value.

@@ -241,6 +241,11 @@ func (h *simHost) syncMirror() {
 			h.t.Fatalf("step %d: AppendChangesBytes differs from EncodeChanges", h.steps)
 		}
 	}
+	h.applyChanges(ch)
+}
+
+// applyChanges patches the mirror with ch, which must then equal the view.
+func (h *simHost) applyChanges(ch Changes) {
 	for _, mc := range ch.Messages {
 		h.stats["changes: whole"] += btoi(mc.Message != nil)
 		h.stats["changes: parts"] += len(mc.Parts)
@@ -264,9 +269,12 @@ func (h *simHost) handle(ev Event) {
 	h.steps++
 	var cmds []Command
 	var err error
-	if h.rng.Intn(2) == 0 {
+	switch h.rng.Intn(3) {
+	case 0:
 		cmds, err = h.c.Handle(ev)
-	} else {
+	case 1:
+		cmds, err = h.handleChanges(ev) // changes_handle_test.go
+	default:
 		o, derr := DecodeOutput(h.c.HandleBytes(EncodeEvent(ev)))
 		if derr != nil {
 			h.t.Fatalf("output: %v", derr)

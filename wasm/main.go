@@ -1,5 +1,5 @@
 // Command wasm is the synccore client core compiled to one WebAssembly
-// reactor module (ABI version 2). Build it with
+// reactor module (ABI version 3). Build it with
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags='-s -w' -o wasm/module/agentsync.wasm ./wasm
 //
@@ -31,8 +31,9 @@ import (
 )
 
 // abiVersion is the ABI this module implements; hosts refuse another.
-// Version 2 added agentsync_changes (incremental render).
-const abiVersion = 2
+// Version 2 added agentsync_changes (incremental render); version 3
+// agentsync_handle_changes (an event and its changes in one call).
+const abiVersion = 3
 
 // slot is one entry of the handle table. broken is set by a recovered
 // panic; a broken client is never called again.
@@ -114,6 +115,21 @@ func handle(h, ptr, n int32) int64 {
 	return guarded("agentsync_handle", h, ptr, n, func(s *slot, in []byte) []byte {
 		handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
 		s.checkRecovered(handleOut)
+		return handleOut
+	})
+}
+
+// agentsync_handle_changes handles an event and takes the changes in the
+// same call (synccore.Client.AppendHandleChanges): one crossing per
+// WebSocket message instead of two, and the commonest take in the flat
+// appends form. It reuses handle's buffer.
+//
+//go:wasmexport agentsync_handle_changes
+func handleChanges(h, ptr, n int32) int64 {
+	return guarded("agentsync_handle_changes", h, ptr, n, func(s *slot, in []byte) []byte {
+		var outLen int
+		handleOut, outLen = s.client.AppendHandleChanges(handleOut[:0], in)
+		s.checkRecovered(handleOut[:outLen])
 		return handleOut
 	})
 }

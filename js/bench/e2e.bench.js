@@ -142,24 +142,46 @@ async function aiRun(name, n, { pulled }) {
   return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, yields, applied: text.length === n * DELTA.length ? 1 : 0 };
 }
 
+// Each figure is the median of RUNS runs, the host's and the AI SDK's
+// interleaved so that a noisy stretch of the machine hits both alike.
+const RUNS = 5;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+// The median of RUNS results of each of the given runs (functions that
+// return a result), run round-robin.
+async function medians(fns) {
+  const all = fns.map(() => []);
+  for (let r = 0; r < RUNS; r++) {
+    for (let i = 0; i < fns.length; i++) all[i].push(await fns[i]());
+  }
+  return all.map((rs) => ({ ...rs[0], ns_per_op: Math.round(median(rs.map((r) => r.ns_per_op))), runs: rs.length, applied: rs.every((r) => r.applied) ? 1 : 0 }));
+}
+
 const sizes = [10_000, 100_000, 1_000_000].filter((n) => n <= MAX);
 await hostRun('warmup', 20_000);
 await aiRun('warmup', 20_000, { pulled: true });
 let failed = false;
 for (const n of sizes) {
-  const runs = [
-    await hostRun(`host_delta_${n}`, n),
-    await hostRun(`host_delta_appended_${n}`, n, { readAppended: true }),
-    await aiRun(`ai_sdk_pulled_${n}`, n, { pulled: true }),
+  const fns = [
+    () => hostRun(`host_delta_${n}`, n),
+    () => hostRun(`host_delta_appended_${n}`, n, { readAppended: true }),
+    () => aiRun(`ai_sdk_pulled_${n}`, n, { pulled: true }),
   ];
   // Queued up front the AI SDK slows with the queue (50 µs a delta at 100,000): 1,000,000 would take minutes.
-  if (n <= 100_000) runs.push(await aiRun(`ai_sdk_queued_${n}`, n, { pulled: false }));
-  for (const r of runs) {
+  if (n <= 100_000) fns.push(() => aiRun(`ai_sdk_queued_${n}`, n, { pulled: false }));
+  for (const r of await medians(fns)) {
     console.log(JSON.stringify(r));
     failed ||= !r.applied;
   }
 }
-console.log(JSON.stringify(await hostRun('host_delta_200msgs_10000', 10_000, { msgs: 200, readAppended: true })));
+const [many] = await medians([() => hostRun('host_delta_200msgs_10000', 10_000, { msgs: 200, readAppended: true })]);
+console.log(JSON.stringify(many));
+failed ||= !many.applied;
 if (failed) {
   console.error('bench: a run did not end with the whole text; the figures are not meaningful');
   process.exitCode = 1;

@@ -34,7 +34,7 @@ test('an unknown handle gets bad_request on every export', async () => {
   assert.equal(core.broken, false, 'bad_request does not break the instance');
 });
 
-test('handleFrames writes the same event bytes as handle({type: "frames"})', async () => {
+test('handleFrames and handle (its direct path for data of 64 KiB and more) write the event bytes encode writes', async () => {
   // Capture what reaches the module's input buffer through both paths.
   for (const n of [0, 1, 255, 256, 65535, 65536, 200000]) {
     const data = new Uint8Array(n).map((_, i) => i & 0xff);
@@ -57,7 +57,35 @@ test('handleFrames writes the same event bytes as handle({type: "frames"})', asy
   }
 });
 
-test('an ABI version other than this host\'s (2) is refused', async () => {
+test('handleChanges: a delta in the appends form, a part frame as a Changes map, and nothing after an unknown handle', async () => {
+  const core = await Core.load(wasmPath);
+  core.handle({ type: 'start', session_id: 's' });
+  core.handle({ type: 'subscription_opened' });
+  const hello = core.handleChanges(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
+  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
+  assert.ok(fetch, 'the hello asks for the snapshot');
+  const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
+  const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
+  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
+  core.changes(); // the host holds the snapshot
+
+  const delta = core.handleChanges(encode([{ seq: 2, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 5, text: ' wörld' }]));
+  assert.deepEqual(delta.out.commands, [], 'a render of one message is left to the changes');
+  assert.deepEqual(delta.changes, { status: 'live', total: 1, has_more_older: false, loading_older: false, include_internal: false, appends: ['m1', 0, ' wörld'] });
+
+  const done = { ...part, state: 'done', text: 'hello wörld!' };
+  const whole = core.handleChanges(encode([{ seq: 3, kind: 'part', message_id: 'm1', revision: 1, part: done }]));
+  assert.equal(whole.changes.appends, undefined);
+  assert.deepEqual(whole.changes.messages, [{ message_id: 'm1', parts: [{ index: 0, part: done }] }]);
+
+  core.h = 12345; // a handle the module never gave out
+  const unknown = core.handleChanges(encode([{ seq: 4, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 12, text: '?' }]));
+  assert.equal(unknown.out.error?.code, 'bad_request');
+  assert.equal(unknown.changes, null);
+  assert.equal(core.broken, false, 'bad_request does not break the instance');
+});
+
+test('an ABI version other than this host\'s (3) is refused', async () => {
   const mod = await loadModule(wasmPath);
   const { Wasi } = await import('../wasi.js');
   const wasi = new Wasi();

@@ -134,8 +134,8 @@ test('a server error frame with code internal resyncs without a rebuild; core_br
   // error frame (code internal) at the seq the core expects, and goes
   // through the real module.
   let answer = null;
-  const realFrames = old.handleFrames;
-  old.handleFrames = function (data) {
+  const realFrames = old.handleChanges; // the session's path for frames (ABI v3)
+  old.handleChanges = function (data) {
     const frames = decode(data);
     if (answer === null && Array.isArray(frames) && frames[0]?.seq > 1) {
       data = encode([{ seq: frames[0].seq, kind: 'error', code: 'internal', reason: 'injected by the test' }]);
@@ -146,7 +146,7 @@ test('a server error frame with code internal resyncs without a rebuild; core_br
   };
   await turn(session, 'scenario:text chars=300');
   assert.ok(answer, 'the error frame was injected');
-  assert.equal(answer.error?.code, 'internal');
+  assert.equal(answer.out.error?.code, 'internal');
   assert.ok(errors.some((e) => e.code === 'internal'), 'the error is reported');
   await until('live after the resync', () => session.status === 'live');
   assert.equal(old.broken, false);

@@ -54,35 +54,61 @@ func runFollow() ([]result, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var res []result
-	for _, size := range followSizes {
-		for _, core := range []string{"wasm", "native", "node"} {
-			fmt.Fprintf(os.Stderr, "follow -core %s -chars %d\n", core, size.chars)
-			cmd := exec.Command(filepath.Join(dir, "follow"), "-url", url, "-core", core, "-chars", fmt.Sprint(size.chars))
-			if core == "node" { // the Node host, the same way (js/bench/follow.mjs)
-				cmd = exec.Command("node", "--experimental-websocket", "js/bench/follow.mjs", url, fmt.Sprint(size.chars))
+	// Every figure is the median of followRuns runs, taken round-robin so
+	// that a noisy stretch of the machine hits every core alike.
+	var names []string
+	runs := map[string][]map[string]float64{}
+	for run := 0; run < followRuns; run++ {
+		for _, size := range followSizes {
+			for _, core := range []string{"wasm", "native", "node"} {
+				m, err := followOnce(dir, url, core, size.chars)
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %v", core, size.name, err)
+				}
+				name := "follow." + core + "/" + size.name
+				if run == 0 {
+					names = append(names, name)
+				}
+				runs[name] = append(runs[name], m)
 			}
-			out, err := cmd.Output()
-			if err != nil {
-				return res, fmt.Errorf("%s %s: %v", core, size.name, err)
-			}
-			var f struct {
-				DeltasPerSec float64 `json:"deltas_per_sec"`
-				CPUSeconds   float64 `json:"cpu_seconds"`
-				MaxRSSBytes  float64 `json:"max_rss_bytes"`
-				ModuleBytes  float64 `json:"module_bytes"`
-				MaxHeapBytes float64 `json:"max_heap_bytes"`
-			}
-			if err := json.NewDecoder(bufio.NewReader(strings.NewReader(string(out)))).Decode(&f); err != nil {
-				return res, fmt.Errorf("%s %s: %q: %v", core, size.name, out, err)
-			}
-			res = append(res, result{Name: "follow." + core + "/" + size.name, Runs: 1, Metrics: map[string]float64{
-				"deltas/s": f.DeltasPerSec, "cpu-s": f.CPUSeconds, "rss-MB": f.MaxRSSBytes / (1 << 20), "module-MB": f.ModuleBytes / (1 << 20),
-				"heap-MB": f.MaxHeapBytes / (1 << 20),
-			}})
 		}
 	}
+	res := make([]result, 0, len(names))
+	for _, name := range names {
+		res = append(res, result{Name: name, Runs: len(runs[name]), Metrics: medians(runs[name])})
+	}
 	return res, nil
+}
+
+// followRuns is how many times each follow run is repeated.
+const followRuns = 3
+
+// followOnce follows one answer of chars characters with the given core
+// (wasm, native: tools/follow; node: js/bench/follow.mjs) and returns its figures.
+func followOnce(dir, url, core string, chars int) (map[string]float64, error) {
+	fmt.Fprintf(os.Stderr, "follow -core %s -chars %d\n", core, chars)
+	cmd := exec.Command(filepath.Join(dir, "follow"), "-url", url, "-core", core, "-chars", fmt.Sprint(chars))
+	if core == "node" { // the Node host, the same way (js/bench/follow.mjs)
+		cmd = exec.Command("node", "--experimental-websocket", "js/bench/follow.mjs", url, fmt.Sprint(chars))
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		DeltasPerSec float64 `json:"deltas_per_sec"`
+		CPUSeconds   float64 `json:"cpu_seconds"`
+		MaxRSSBytes  float64 `json:"max_rss_bytes"`
+		ModuleBytes  float64 `json:"module_bytes"`
+		MaxHeapBytes float64 `json:"max_heap_bytes"`
+	}
+	if err := json.NewDecoder(bufio.NewReader(strings.NewReader(string(out)))).Decode(&f); err != nil {
+		return nil, fmt.Errorf("%q: %v", out, err)
+	}
+	return map[string]float64{
+		"deltas/s": f.DeltasPerSec, "cpu-s": f.CPUSeconds, "rss-MB": f.MaxRSSBytes / (1 << 20), "module-MB": f.ModuleBytes / (1 << 20),
+		"heap-MB": f.MaxHeapBytes / (1 << 20),
+	}, nil
 }
 
 func freeAddr() (string, error) {

@@ -13,4 +13,4 @@ import _ "embed"
 var Wasm []byte
 
 // ABIVersion is the version agentsync_abi_version must return.
-const ABIVersion = 2
+const ABIVersion = 3

@@ -319,7 +319,8 @@ function renderComposer(view) {
 
 let digestTimer = null;
 
-// The subtitle counts messages and, once the view settles, shows its digest:
+// The subtitle counts messages and, once the view settles with debug data
+// on, shows its digest:
 // the same hash on every host that holds the same view (compare it with the
 // Go bindings or another tab). It hashes the whole view, so it is computed
 // only when nothing streams, and never shown stale.
@@ -332,7 +333,9 @@ function renderSubtitle(view) {
   setText(ui.sub, count);
   ui.sub.title = '';
   clearTimeout(digestTimer);
-  if (isRunning(view) || current?.session.status !== 'live') return;
+  // Only with debug data on: hashing a view that holds a 1 MB answer holds
+  // the main thread for hundreds of milliseconds.
+  if (!ui.debug.checked || isRunning(view) || current?.session.status !== 'live') return;
   const session = current.session;
   digestTimer = setTimeout(() => {
     if (current?.session !== session || current.view !== view) return;
@@ -645,6 +648,7 @@ toggle(ui.app, 'debug', ui.debug.checked);
 ui.debug.addEventListener('change', () => {
   localStorage.setItem('agentsync.debug', ui.debug.checked ? '1' : '0');
   toggle(ui.app, 'debug', ui.debug.checked);
+  if (current?.view) renderSubtitle(current.view); // the digest, now asked for
 });
 
 // ---------------------------------------------------------------- sidebar and routing

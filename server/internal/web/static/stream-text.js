@@ -10,10 +10,13 @@
 // after a line break when one comes soon, otherwise after a space: a break or
 // a space ending a block shows nothing under `white-space: pre-wrap` (at worst
 // one line ends a little early), and textContent stays exactly the text.
-// Once the part is done the chunks are joined again.
+// Once the part is done the chunks are joined again, unless the text is
+// longer than JOIN_LIMIT: laying out a 1 MB paragraph as one block holds
+// the main thread for most of a second, so a long text stays in chunks.
 
 const CHUNK = 2048;
 const NEWLINE_REACH = 1024;
+const JOIN_LIMIT = 64 * 1024;
 
 export class StreamText {
   constructor(className, testid) {
@@ -31,10 +34,10 @@ export class StreamText {
    */
   set(text, streaming = false) {
     const value = text ?? '';
-    this.chunking = streaming;
+    this.chunking = streaming || value.length > JOIN_LIMIT;
     this.streaming = streaming;
     if (value === this.shown) {
-      if (!streaming && this.el.childElementCount > 1) this.#reset(value);
+      if (!this.chunking && this.el.childElementCount > 1) this.#reset(value);
       return;
     }
     if (streaming && value.length > this.shown.length && value.startsWith(this.shown)) {

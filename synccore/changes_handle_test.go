@@ -1,0 +1,126 @@
+package synccore
+
+import (
+	"bytes"
+	"testing"
+)
+
+// handleChanges runs ev through AppendHandleChanges (the one-call path of
+// ABI v3) in the property test's histories: its Output must be
+// HandleBytes' (nil only for a render of one message), and the changes it
+// took, patched into the mirror, must give the view.
+func (h *simHost) handleChanges(ev Event) ([]Command, error) {
+	prefix := []byte("kept") // the result is appended: what dst held stays
+	b, outLen := h.c.AppendHandleChanges(append([]byte{}, prefix...), EncodeEvent(ev))
+	if !bytes.HasPrefix(b, prefix) {
+		h.t.Fatalf("step %d: AppendHandleChanges overwrote dst", h.steps)
+	}
+	b = b[len(prefix):]
+	hc, err := DecodeHandleChanges(b)
+	if err != nil {
+		h.t.Fatalf("step %d: decode handle_changes: %v", h.steps, err)
+	}
+	if hc.Changes == nil {
+		h.t.Fatalf("step %d: no changes from a healthy client", h.steps)
+	}
+	var out Output
+	if hc.Output != nil {
+		out = *hc.Output
+		if !bytes.Equal(b[:outLen], EncodeOutput(out)) {
+			h.t.Fatalf("step %d: the Output's %d bytes are not its encoding", h.steps, outLen)
+		}
+	} else {
+		if outLen != 1 {
+			h.t.Fatalf("step %d: a nil Output of %d bytes", h.steps, outLen)
+		}
+		// Only a render of one message is left out: the changes say it.
+		out.Commands = []Command{{Type: CmdRender, MessageIDs: []string{"(in the changes)"}}}
+	}
+	if b[outLen]&0xf0 == 0x90 {
+		h.stats["changes: appends form"]++
+	}
+	h.applyChanges(*hc.Changes)
+	if out.Error != nil {
+		return out.Commands, out.Error
+	}
+	return out.Commands, nil
+}
+
+// TestHandleChangesForms checks the two forms of the take on a live client:
+// a delta gives the appends form (no Output, the appended text only), a
+// part frame the Changes map with the whole part.
+func TestHandleChangesForms(t *testing.T) {
+	c := liveClientWithText(t, "hello")
+	b, outLen := c.AppendHandleChanges(nil, EncodeEvent(framesEvent(Frame{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1,
+		PartID: "p1", Offset: 5, Text: " world"})))
+	if outLen != 1 || b[0] != 0xc0 {
+		t.Fatalf("a delta's Output: %x, want nil", b[:outLen])
+	}
+	want := []byte{0x97, 0xa4, 'l', 'i', 'v', 'e', 1, 0, 0, 0xa2, 'm', '1', 0}
+	want = append(append(want, 0xa6), " world"...)
+	if !bytes.Equal(b[1:], want) {
+		t.Fatalf("appends form %x, want %x", b[1:], want)
+	}
+	hc, err := DecodeHandleChanges(b)
+	if err != nil || hc.Output != nil || len(hc.Changes.Messages) != 1 || hc.Changes.Messages[0].Appends[0].Text != " world" ||
+		hc.Changes.Status != StatusLive || hc.Changes.Total != 1 {
+		t.Fatalf("decoded %+v, %v", hc.Changes, err)
+	}
+	part := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateDone, Text: "hello world!"}
+	b, _ = c.AppendHandleChanges(nil, EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &part})))
+	hc, err = DecodeHandleChanges(b)
+	if err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 1 || len(hc.Changes.Messages[0].Parts) != 1 ||
+		hc.Changes.Messages[0].Parts[0].Part.Text != "hello world!" {
+		t.Fatalf("a part frame's take: %+v, %v", hc.Changes, err)
+	}
+	// Nothing changed since: the appends form with no appends.
+	b, _ = c.AppendHandleChanges(nil, EncodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
+	if hc, err = DecodeHandleChanges(b); err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 0 {
+		t.Fatalf("an empty take: %x: %+v, %v", b, hc, err)
+	}
+}
+
+// TestHandleChangesBroken checks that a client that panics while its
+// changes are taken answers a core_broken Output and nil changes.
+func TestHandleChangesBroken(t *testing.T) {
+	c := liveClientWithText(t, "hello")
+	c.dirty = []*entry{nil, nil} // a torn client: taking its changes panics
+	b, outLen := c.AppendHandleChanges(nil, EncodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
+	hc, err := DecodeHandleChanges(b)
+	if err != nil || hc.Output == nil || hc.Output.Error == nil || hc.Output.Error.Code != CodeCoreBroken || hc.Changes != nil ||
+		b[outLen] != 0xc0 {
+		t.Fatalf("a panicking client answered %x: %+v, %v", b, hc, err)
+	}
+}
+
+// liveClientWithText is a live client holding one streaming agent message
+// m1 whose text part p1 holds text, with the host's take done.
+func liveClientWithText(t *testing.T, text string) *Client {
+	t.Helper()
+	c := NewClient(Options{})
+	must := func(cmds []Command, err error) []Command {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cmds
+	}
+	must(c.Handle(Event{Type: EvStart, SessionID: "s"}))
+	must(c.Handle(Event{Type: EvSubscriptionOpened}))
+	cmds := must(c.Handle(Event{Type: EvFrames, Data: EncodeFrames([]Frame{{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s", HeadSequence: 1}})}))
+	var req uint64
+	for _, cmd := range cmds {
+		if cmd.Type == CmdFetchPage {
+			req = cmd.RequestID
+		}
+	}
+	msg := Message{MessageID: "m1", SessionID: "s", Sequence: 1, Revision: 1, Role: RoleAgent, State: MessageStreaming,
+		TurnID: "t1", Visibility: VisibilityVisible, CreatedAt: 1,
+		Parts: []Part{{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateStreaming, Text: text}}}
+	must(c.Handle(Event{Type: EvPage, RequestID: req, Page: &MessagePage{Items: []Message{msg}, Total: 1, StartSequence: 1, EndSequence: 1}}))
+	if c.Status() != StatusLive {
+		t.Fatalf("status %s", c.Status())
+	}
+	c.TakeChanges()
+	return c
+}
