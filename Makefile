@@ -19,7 +19,7 @@ TOOLS := $(CURDIR)/.tools
 # run under the race detector; the pure ones (the core, the traces, the
 # tools) run without it, so every test runs once.
 RACE_PKGS := ./server/... ./bindings/... ./examples/...
-PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server/ -e /bindings -e /examples)
+PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server -e /bindings -e /examples)
 
 .PHONY: run test test-go test-js wasm bench fuzz vet lint clean vendor-web vendor-web-check
 
