@@ -5,7 +5,7 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 // fastframes.go reads the frames of a WebSocket message. A delta frame is
 // read in place, its ids and text aliasing the input, so applying it
 // allocates nothing. Every other frame, and any delta with an unexpected
-// field type, goes to the full frame decoder (decode.go) on the same bytes,
+// field type, goes to the full frame decoder (codec_gen.go) on the same bytes,
 // so both paths accept exactly the same inputs with the same meaning.
 
 // rawFrame is one frame read from the input: a delta read in place
