@@ -67,3 +67,15 @@ func DecodePart(b []byte) (Part, error) {
 	}
 	return p, nil
 }
+
+// AppendFramesEventHeader appends what EncodeEvent writes for
+// Event{Type: EvFrames, Data: data} before data's bytes, for len(data) = n:
+// a host can write a WebSocket message's bytes after it, straight into the
+// core's memory, without encoding the event around a copy.
+func AppendFramesEventHeader(dst []byte, n int) []byte {
+	if n == 0 { // Data is omitempty: a map of the type alone
+		return msgp.AppendKeyStr(append(dst, 0x81), keyEventType, EvFrames)
+	}
+	dst = msgp.AppendKeyStr(append(dst, 0x82), keyEventType, EvFrames)
+	return msgp.AppendBinHeader(append(dst, keyEventData...), n)
+}

@@ -264,3 +264,14 @@ func TestAppendersMatchMsgpack(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesEventHeader: the header plus the data is the event's encoding.
+func TestFramesEventHeader(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 65535, 65536} {
+		data := bytes.Repeat([]byte{0x90}, n)
+		got := append(AppendFramesEventHeader(nil, n), data...)
+		if want := EncodeEvent(Event{Type: EvFrames, Data: data}); !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes: %x, want %x", n, got[:min(len(got), 16)], want[:min(len(want), 16)])
+		}
+	}
+}

@@ -56,17 +56,18 @@ func AppendStrHeader(b []byte, n int) []byte {
 }
 
 // AppendBin appends p as a msgpack bin.
-func AppendBin(b []byte, p []byte) []byte {
-	n := len(p)
+func AppendBin(b []byte, p []byte) []byte { return append(AppendBinHeader(b, len(p)), p...) }
+
+// AppendBinHeader appends the header of a msgpack bin of n bytes.
+func AppendBinHeader(b []byte, n int) []byte {
 	switch {
 	case n <= math.MaxUint8:
-		b = append(b, 0xc4, byte(n))
+		return append(b, 0xc4, byte(n))
 	case n <= math.MaxUint16:
-		b = append(b, 0xc5, byte(n>>8), byte(n))
+		return append(b, 0xc5, byte(n>>8), byte(n))
 	default:
-		b = append(b, 0xc6, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		return append(b, 0xc6, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
-	return append(b, p...)
 }
 
 func AppendBool(b []byte, v bool) []byte {
