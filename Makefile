@@ -43,7 +43,7 @@ vet:
 lint: $(TOOLS)/staticcheck
 	$(GO) mod tidy -diff
 	$(TOOLS)/staticcheck $$($(GO) list ./... ./testdata ./testdata/gen | grep -v '/wasm$$')
-	GOOS=wasip1 GOARCH=wasm $(TOOLS)/staticcheck -checks inherit,-U1000 ./wasm ./synccore
+	GOOS=wasip1 GOARCH=wasm $(TOOLS)/staticcheck -checks inherit,-U1000 ./wasm ./synccore/...
 
 $(TOOLS)/staticcheck: Makefile
 	GOBIN=$(TOOLS) $(GO) install $(STATICCHECK)

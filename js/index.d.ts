@@ -347,8 +347,13 @@ export interface Command {
   reason?: string;
 }
 
+/** The events a host feeds the core (docs/protocol.md §7.2). */
+export type CoreEventType =
+  | 'start' | 'subscription_opened' | 'frames' | 'page' | 'page_failed'
+  | 'connection_lost' | 'timer_fired' | 'load_older' | 'set_include_internal' | 'close';
+
 export interface CoreEvent {
-  type: string;
+  type: CoreEventType;
   session_id?: string;
   page_limit?: number;
   include_internal?: boolean;

@@ -1,5 +1,7 @@
 package synccore
 
+import "github.com/agentsync/agentsync/synccore/internal/msgp"
+
 // append.go exports the codec's append-style entry points for servers that
 // encode on a hot path (a WebSocket writer, a page handler, a store writing
 // part bodies): they write into the caller's buffer, so a reused buffer
@@ -12,7 +14,7 @@ package synccore
 
 // AppendFrames appends one WebSocket message, a msgpack array of frames.
 func AppendFrames(dst []byte, frames []Frame) ([]byte, error) {
-	b := appendArrayHeader(dst, len(frames))
+	b := msgp.AppendArrayHeader(dst, len(frames))
 	var err error
 	for i := range frames {
 		if b, err = appendFrame(b, &frames[i]); err != nil {
@@ -24,9 +26,9 @@ func AppendFrames(dst []byte, frames []Frame) ([]byte, error) {
 
 // AppendPage appends a messages() page.
 func AppendPage(dst []byte, p *MessagePage) ([]byte, error) {
-	b, err := appendPage(dst, p)
+	b, err := appendMessagePage(dst, p)
 	if err != nil {
-		return dst, err
+		return dst, asError(err)
 	}
 	return b, nil
 }
@@ -35,7 +37,7 @@ func AppendPage(dst []byte, p *MessagePage) ([]byte, error) {
 func AppendMessage(dst []byte, m *Message) ([]byte, error) {
 	b, err := appendMessage(dst, m)
 	if err != nil {
-		return dst, err
+		return dst, asError(err)
 	}
 	return b, nil
 }
@@ -44,7 +46,7 @@ func AppendMessage(dst []byte, m *Message) ([]byte, error) {
 func AppendPart(dst []byte, p *Part) ([]byte, error) {
 	b, err := appendPart(dst, p)
 	if err != nil {
-		return dst, err
+		return dst, asError(err)
 	}
 	return b, nil
 }
@@ -58,10 +60,22 @@ func DecodePart(b []byte) (Part, error) {
 	if len(b) == 0 {
 		return p, Errorf(CodeMalformed, "part: empty input")
 	}
-	d := decoder{r: reader{b: b}}
-	d.part(&p)
+	d := newDecoder(b)
+	d.decodePart(&p)
 	if err := d.finish("part"); err != nil {
 		return Part{}, err
 	}
 	return p, nil
+}
+
+// AppendFramesEventHeader appends what EncodeEvent writes for
+// Event{Type: EvFrames, Data: data} before data's bytes, for len(data) = n:
+// a host can write a WebSocket message's bytes after it, straight into the
+// core's memory, without encoding the event around a copy.
+func AppendFramesEventHeader(dst []byte, n int) []byte {
+	if n == 0 { // Data is omitempty: a map of the type alone
+		return msgp.AppendKeyStr(append(dst, 0x81), keyEventType, EvFrames)
+	}
+	dst = msgp.AppendKeyStr(append(dst, 0x82), keyEventType, EvFrames)
+	return msgp.AppendBinHeader(append(dst, keyEventData...), n)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -233,13 +234,13 @@ func TestAppendersMatchMsgpack(t *testing.T) {
 	for _, n := range ints {
 		buf.Reset()
 		_ = enc.EncodeInt(n)
-		if got := appendInt(nil, n); !bytes.Equal(got, buf.Bytes()) {
+		if got := msgp.AppendInt(nil, n); !bytes.Equal(got, buf.Bytes()) {
 			t.Errorf("int %d: %x, msgpack %x", n, got, buf.Bytes())
 		}
 		if n >= 0 {
 			buf.Reset()
 			_ = enc.EncodeUint(uint64(n))
-			if got := appendUint(nil, uint64(n)); !bytes.Equal(got, buf.Bytes()) {
+			if got := msgp.AppendUint(nil, uint64(n)); !bytes.Equal(got, buf.Bytes()) {
 				t.Errorf("uint %d: %x, msgpack %x", n, got, buf.Bytes())
 			}
 		}
@@ -248,18 +249,29 @@ func TestAppendersMatchMsgpack(t *testing.T) {
 		s := strings.Repeat("x", n)
 		buf.Reset()
 		_ = enc.EncodeString(s)
-		if got := appendString(nil, s); !bytes.Equal(got, buf.Bytes()) {
+		if got := msgp.AppendString(nil, s); !bytes.Equal(got, buf.Bytes()) {
 			t.Errorf("string of %d bytes differs", n)
 		}
 		buf.Reset()
 		_ = enc.EncodeArrayLen(n)
-		if got := appendArrayHeader(nil, n); !bytes.Equal(got, buf.Bytes()) {
+		if got := msgp.AppendArrayHeader(nil, n); !bytes.Equal(got, buf.Bytes()) {
 			t.Errorf("array len %d differs", n)
 		}
 		buf.Reset()
 		_ = enc.EncodeMapLen(n)
-		if got := appendMapHeader(nil, n); !bytes.Equal(got, buf.Bytes()) {
+		if got := msgp.AppendMapHeader(nil, n); !bytes.Equal(got, buf.Bytes()) {
 			t.Errorf("map len %d differs", n)
+		}
+	}
+}
+
+// TestFramesEventHeader: the header plus the data is the event's encoding.
+func TestFramesEventHeader(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 65535, 65536} {
+		data := bytes.Repeat([]byte{0x90}, n)
+		got := append(AppendFramesEventHeader(nil, n), data...)
+		if want := EncodeEvent(Event{Type: EvFrames, Data: data}); !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes: %x, want %x", n, got[:min(len(got), 16)], want[:min(len(want), 16)])
 		}
 	}
 }

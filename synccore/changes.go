@@ -1,6 +1,10 @@
 package synccore
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
+)
 
 // changes.go is the incremental render contract (ABI v2, docs/protocol.md
 // §7.4): the client remembers what its host already holds of each message,
@@ -16,7 +20,7 @@ import "sort"
 // message, oldest first. With Reset the host drops its messages and takes
 // Messages (all of them, whole) as the new list.
 type Changes struct {
-	Status             string          `msgpack:"status" json:"status"`
+	Status             string          `msgpack:"status" json:"status" codec:"shared"`
 	Total              int64           `msgpack:"total" json:"total"`
 	HasMoreOlder       bool            `msgpack:"has_more_older" json:"has_more_older"`
 	NextBeforeSequence int64           `msgpack:"next_before_sequence,omitempty" json:"next_before_sequence,omitempty"`
@@ -107,15 +111,15 @@ func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 		optional++
 	}
 	dst = appendChangesHead(dst, &ch, optional)
-	dst = appendString(dst, "messages")
-	dst = appendArrayHeader(dst, len(list))
+	dst = msgp.AppendString(dst, "messages")
+	dst = msgp.AppendArrayHeader(dst, len(list))
 	for _, e := range list {
 		if c.changesReset || e.hostFull {
 			m := e.message()
-			dst = appendMapHeader(dst, 2)
-			dst = appendString(dst, "message_id")
-			dst = appendString(dst, m.MessageID)
-			dst = appendString(dst, "message")
+			dst = msgp.AppendMapHeader(dst, 2)
+			dst = msgp.AppendString(dst, "message_id")
+			dst = msgp.AppendString(dst, m.MessageID)
+			dst = msgp.AppendString(dst, "message")
 			dst = mustEncodeStrict(appendMessage(dst, &m))
 			continue
 		}
@@ -128,32 +132,32 @@ func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 				grew++
 			}
 		}
-		dst = appendMapHeader(dst, 1+btoi(whole > 0)+btoi(grew > 0))
-		dst = appendString(dst, "message_id")
-		dst = appendString(dst, e.meta.MessageID)
+		dst = msgp.AppendMapHeader(dst, 1+btoi(whole > 0)+btoi(grew > 0))
+		dst = msgp.AppendString(dst, "message_id")
+		dst = msgp.AppendString(dst, e.meta.MessageID)
 		if whole > 0 {
-			dst = appendString(dst, "parts")
-			dst = appendArrayHeader(dst, whole)
+			dst = msgp.AppendString(dst, "parts")
+			dst = msgp.AppendArrayHeader(dst, whole)
 			for i := range e.parts {
 				if kind, _, _ := e.partChange(i); kind == partWhole {
 					e.text(i)
-					dst = appendMapHeader(dst, 2)
-					dst = appendString(dst, "index")
-					dst = appendInt(dst, int64(i))
-					dst = appendString(dst, "part")
+					dst = msgp.AppendMapHeader(dst, 2)
+					dst = msgp.AppendString(dst, "index")
+					dst = msgp.AppendInt(dst, int64(i))
+					dst = msgp.AppendString(dst, "part")
 					dst = mustEncodeStrict(appendPart(dst, &e.parts[i]))
 				}
 			}
 		}
 		if grew > 0 {
-			dst = appendString(dst, "appends")
-			dst = appendArrayHeader(dst, grew)
+			dst = msgp.AppendString(dst, "appends")
+			dst = msgp.AppendArrayHeader(dst, grew)
 			for i := range e.parts {
 				if kind, head, tail := e.partChange(i); kind == partGrew {
-					dst = appendMapHeader(dst, 2)
-					dst = appendString(dst, "index")
-					dst = appendInt(dst, int64(i))
-					dst = appendString(dst, "text")
+					dst = msgp.AppendMapHeader(dst, 2)
+					dst = msgp.AppendString(dst, "index")
+					dst = msgp.AppendInt(dst, int64(i))
+					dst = msgp.AppendString(dst, "text")
 					dst = appendTextBytes(dst, head, tail)
 				}
 			}
@@ -164,7 +168,7 @@ func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 
 // appendTextBytes appends head+tail as one msgpack string.
 func appendTextBytes(dst []byte, head string, tail []byte) []byte {
-	dst = appendStrHeader(dst, len(head)+len(tail))
+	dst = msgp.AppendStrHeader(dst, len(head)+len(tail))
 	return append(append(dst, head...), tail...)
 }
 
@@ -189,24 +193,24 @@ func (c *Client) changesHead() Changes {
 }
 
 func appendChangesHead(b []byte, ch *Changes, optional int) []byte {
-	b = appendMapHeader(b, 6+optional)
-	b = appendString(b, "status")
-	b = appendString(b, ch.Status)
-	b = appendString(b, "total")
-	b = appendInt(b, ch.Total)
-	b = appendString(b, "has_more_older")
-	b = appendBool(b, ch.HasMoreOlder)
+	b = msgp.AppendMapHeader(b, 6+optional)
+	b = msgp.AppendString(b, "status")
+	b = msgp.AppendString(b, ch.Status)
+	b = msgp.AppendString(b, "total")
+	b = msgp.AppendInt(b, ch.Total)
+	b = msgp.AppendString(b, "has_more_older")
+	b = msgp.AppendBool(b, ch.HasMoreOlder)
 	if ch.NextBeforeSequence != 0 {
-		b = appendString(b, "next_before_sequence")
-		b = appendInt(b, ch.NextBeforeSequence)
+		b = msgp.AppendString(b, "next_before_sequence")
+		b = msgp.AppendInt(b, ch.NextBeforeSequence)
 	}
-	b = appendString(b, "loading_older")
-	b = appendBool(b, ch.LoadingOlder)
-	b = appendString(b, "include_internal")
-	b = appendBool(b, ch.IncludeInternal)
+	b = msgp.AppendString(b, "loading_older")
+	b = msgp.AppendBool(b, ch.LoadingOlder)
+	b = msgp.AppendString(b, "include_internal")
+	b = msgp.AppendBool(b, ch.IncludeInternal)
 	if ch.Reset {
-		b = appendString(b, "reset")
-		b = appendBool(b, true)
+		b = msgp.AppendString(b, "reset")
+		b = msgp.AppendBool(b, true)
 	}
 	return b
 }

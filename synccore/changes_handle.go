@@ -1,5 +1,7 @@
 package synccore
 
+import "github.com/agentsync/agentsync/synccore/internal/msgp"
+
 // changes_handle.go is the one-call hot path of ABI v3 (docs/protocol.md
 // §7.4, agentsync_handle_changes): handle an event and take the changes in
 // the same call, so a delta costs one crossing of the host boundary, and
@@ -24,18 +26,18 @@ func (c *Client) AppendHandleChanges(dst, event []byte) (res []byte, outLen int)
 	start := len(dst)
 	defer func() {
 		if p := recover(); p != nil {
-			res = appendOutput(dst[:start], nil, Errorf(CodeCoreBroken, "client panic: %v", p))
+			res = appendOutputOf(dst[:start], nil, Errorf(CodeCoreBroken, "client panic: %v", p))
 			outLen = len(res) - start
-			res = appendNil(res)
+			res = msgp.AppendNil(res)
 		}
 	}()
 	res = c.AppendHandleBytes(dst, event)
 	if len(c.renderOne) > 0 && string(res[start:]) == string(c.renderOne) {
-		res = appendNil(res[:start])
+		res = msgp.AppendNil(res[:start])
 	}
 	outLen = len(res) - start
 	if res[start] != 0xc0 && isBrokenOutput(res[start:]) {
-		return appendNil(res), outLen
+		return msgp.AppendNil(res), outLen
 	}
 	list := c.changedEntries()
 	if c.onlyAppends(list) {
@@ -102,16 +104,16 @@ func (c *Client) appendAppends(dst []byte, list []*entry) []byte {
 	if ch.IncludeInternal {
 		flags |= AppendsIncludeInternal
 	}
-	dst = appendArrayHeader(dst, 4+3*n)
-	dst = appendString(dst, ch.Status)
-	dst = appendInt(dst, ch.Total)
-	dst = appendInt(dst, int64(flags))
-	dst = appendInt(dst, ch.NextBeforeSequence)
+	dst = msgp.AppendArrayHeader(dst, 4+3*n)
+	dst = msgp.AppendString(dst, ch.Status)
+	dst = msgp.AppendInt(dst, ch.Total)
+	dst = msgp.AppendInt(dst, int64(flags))
+	dst = msgp.AppendInt(dst, ch.NextBeforeSequence)
 	for _, e := range list {
 		for i := range e.parts {
 			if kind, head, tail := e.partChange(i); kind == partGrew {
-				dst = appendString(dst, e.meta.MessageID)
-				dst = appendInt(dst, int64(i))
+				dst = msgp.AppendString(dst, e.meta.MessageID)
+				dst = msgp.AppendInt(dst, int64(i))
 				dst = appendTextBytes(dst, head, tail)
 			}
 		}

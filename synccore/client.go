@@ -119,7 +119,7 @@ func (c *Client) AppendHandleBytes(dst, event []byte) (out []byte) {
 		if p := recover(); p != nil {
 			// core_broken, not internal: the host must tell a torn client
 			// (rebuild it) from a server's internal error frame (resync).
-			out = appendOutput(dst, nil, Errorf(CodeCoreBroken, "client panic: %v", p))
+			out = appendOutputOf(dst, nil, Errorf(CodeCoreBroken, "client panic: %v", p))
 		}
 	}()
 	if b, ok := c.fastDelta(dst, event); ok {
@@ -129,22 +129,22 @@ func (c *Client) AppendHandleBytes(dst, event []byte) (out []byte) {
 	// client copies what it keeps.
 	var ev Event
 	if err := decodeEventInPlace(event, &ev); err != nil {
-		return appendOutput(dst, nil, asError(err))
+		return appendOutputOf(dst, nil, asError(err))
 	}
 	if err := c.handle(&ev); err != nil {
-		return appendOutput(dst, nil, asError(err))
+		return appendOutputOf(dst, nil, asError(err))
 	}
 	cmds := c.finishCommands()
 	if len(cmds) == 1 && c.streamErr == nil && cmds[0].Type == CmdRender && len(cmds[0].MessageIDs) == 1 {
 		// The answer to almost every delta: render one message. Its bytes
 		// are the same for every delta to that message.
 		if id := cmds[0].MessageIDs[0]; id != c.renderOneID || len(c.renderOne) == 0 {
-			c.renderOne = appendOutput(c.renderOne[:0], cmds, nil)
+			c.renderOne = appendOutputOf(c.renderOne[:0], cmds, nil)
 			c.renderOneID = id
 		}
 		return append(dst, c.renderOne...)
 	}
-	return appendOutput(dst, cmds, c.streamErr)
+	return appendOutputOf(dst, cmds, c.streamErr)
 }
 
 // handle runs one event through the transition table.

@@ -1,13 +1,22 @@
 package synccore
 
-// codec.go is the msgpack codec of every shape of the protocol, built on
-// the hand-written encoder (encode.go, output.go) and decoder (decode.go);
-// nothing here uses reflection on the hot paths, and the package does not
-// link a msgpack library. Encoders write compact ints and sorted map keys,
-// so the same value always gives the same bytes on every host; the bytes
-// equal msgpack/v5's with UseCompactInts(true) and SetSortMapKeys(true)
-// (codec_test.go checks it on random values). Decoders turn any failure
-// into a typed CodeMalformed error.
+import "github.com/agentsync/agentsync/synccore/internal/msgp"
+
+// codec.go is the msgpack codec of every shape of the protocol. The
+// per-type code is generated from the types' msgpack tags (codec_gen.go,
+// by tools/gencodec) on the primitives of internal/msgp; nothing uses
+// reflection on the hot paths, and the package links no msgpack library.
+// Encoders write compact ints and sorted map keys, so the same value always
+// gives the same bytes on every host; the bytes equal msgpack/v5's with
+// UseCompactInts(true) and SetSortMapKeys(true) (codec_test.go checks it on
+// random values). Decoders turn any failure into a typed CodeMalformed
+// error.
+//
+// The generated code lives here, not in internal/msgp, because it names
+// this package's types and the state machine decodes frames with it: msgp
+// imports nothing of synccore, and synccore imports msgp.
+
+//go:generate go run ../tools/gencodec -dir . -o codec_gen.go -types Event,Frame,MessagePage,Output,View,Changes -canon Message
 
 // mustEncode is for the view of this package, whose encoding can only
 // fail on a value the host put in an `any` field that msgpack cannot
@@ -15,7 +24,7 @@ package synccore
 // carries the error, never a panic.
 func mustEncode(b []byte, err error) []byte {
 	if err != nil {
-		return appendOutput(nil, []Command{}, &Error{Code: CodeInternal, Message: "encode *synccore.View: " + asError(err).Message})
+		return appendOutputOf(nil, nil, &Error{Code: CodeInternal, Message: "encode *synccore.View: " + asError(err).Message})
 	}
 	return b
 }
@@ -42,7 +51,7 @@ func asError(err error) *Error {
 
 // EncodeFrames encodes one WebSocket message: a msgpack array of frames.
 func EncodeFrames(frames []Frame) []byte {
-	b := appendArrayHeader(nil, len(frames))
+	b := msgp.AppendArrayHeader(nil, len(frames))
 	var err error
 	for i := range frames {
 		if b, err = appendFrame(b, &frames[i]); err != nil {
@@ -56,8 +65,8 @@ func EncodeFrames(frames []Frame) []byte {
 // shape only (a non-empty array of maps); the meaning of each frame (its
 // kind, its part) is checked by ValidateFrame.
 func DecodeFrames(b []byte) ([]Frame, error) {
-	r := reader{b: b}
-	n, ok := r.arrayHeader()
+	r := msgp.Reader{Buf: b}
+	n, ok := r.ArrayHeader()
 	if !ok {
 		return nil, Errorf(CodeMalformed, "frames: not a msgpack array")
 	}
@@ -66,18 +75,18 @@ func DecodeFrames(b []byte) ([]Frame, error) {
 	}
 	frames := make([]Frame, 0, min(n, 1024))
 	for range n {
-		start := r.i
-		if !r.skip() {
+		start := r.Pos
+		if !r.Skip() {
 			return nil, Errorf(CodeMalformed, "frames: truncated frame %d", len(frames)+1)
 		}
-		f, err := decodeFrame(b[start:r.i])
+		f, err := decodeFrame(b[start:r.Pos])
 		if err != nil {
 			return nil, err
 		}
 		frames = append(frames, f)
 	}
-	if !r.done() {
-		return nil, Errorf(CodeMalformed, "frames: %d trailing bytes", len(b)-r.i)
+	if !r.Done() {
+		return nil, Errorf(CodeMalformed, "frames: %d trailing bytes", len(b)-r.Pos)
 	}
 	return frames, nil
 }
@@ -88,7 +97,7 @@ func decodeFrame(b []byte) (Frame, error) {
 	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
 		return f, Errorf(CodeMalformed, "frame: not a msgpack map")
 	}
-	if err := decodeWith(b, "frame", func(d *decoder) { d.frame(&f) }); err != nil {
+	if err := decodeWith(b, "frame", func(d *decoder) { d.decodeFrame(&f) }); err != nil {
 		return Frame{}, err
 	}
 	return f, nil
@@ -99,15 +108,15 @@ func EncodePage(p MessagePage) []byte {
 	if p.Items == nil {
 		p.Items = []Message{}
 	}
-	return mustEncodeStrict(appendPage(make([]byte, 0, messagesSize(p.Items)), &p))
+	return mustEncodeStrict(appendMessagePage(make([]byte, 0, messagesSize(p.Items)), &p))
 }
 
 // DecodePage decodes a messages() page and validates every message in it.
 func DecodePage(b []byte) (MessagePage, error) {
 	var p MessagePage
 	err := decodeWith(b, "page", func(d *decoder) {
-		d.r.shared = make(map[string]string, 16)
-		d.page(&p)
+		d.R.Shared = make(map[string]string, 16)
+		d.decodeMessagePage(&p)
 	})
 	if err != nil {
 		return MessagePage{}, err
@@ -126,8 +135,9 @@ func decodeEventInPlace(b []byte, ev *Event) error {
 	if len(b) == 0 {
 		return Errorf(CodeMalformed, "event: empty input")
 	}
-	d := decoder{r: reader{b: b}, alias: true}
-	d.event(ev)
+	d := newDecoder(b)
+	d.Alias = true
+	d.decodeEvent(ev)
 	if err := d.finish("event"); err != nil {
 		*ev = Event{}
 		return err
@@ -138,7 +148,7 @@ func decodeEventInPlace(b []byte, ev *Event) error {
 // DecodeEvent decodes the bytes given to HandleBytes.
 func DecodeEvent(b []byte) (Event, error) {
 	var ev Event
-	if err := decodeWith(b, "event", func(d *decoder) { d.event(&ev) }); err != nil {
+	if err := decodeWith(b, "event", func(d *decoder) { d.decodeEvent(&ev) }); err != nil {
 		return Event{}, err
 	}
 	return ev, nil
@@ -147,13 +157,13 @@ func DecodeEvent(b []byte) (Event, error) {
 // EncodeOutput encodes the answer of HandleBytes, byte-identical to the
 // output HandleBytes builds (see output.go).
 func EncodeOutput(o Output) []byte {
-	return appendOutput(nil, o.Commands, o.Error)
+	return appendOutputOf(nil, o.Commands, o.Error)
 }
 
 // DecodeOutput decodes the answer of HandleBytes.
 func DecodeOutput(b []byte) (Output, error) {
 	var o Output
-	if err := decodeWith(b, "output", func(d *decoder) { d.output(&o) }); err != nil {
+	if err := decodeWith(b, "output", func(d *decoder) { d.decodeOutput(&o) }); err != nil {
 		return Output{}, err
 	}
 	return o, nil
@@ -171,8 +181,8 @@ func EncodeView(v View) []byte {
 func DecodeView(b []byte) (View, error) {
 	var v View
 	err := decodeWith(b, "view", func(d *decoder) {
-		d.r.shared = make(map[string]string, 16)
-		d.view(&v)
+		d.R.Shared = make(map[string]string, 16)
+		d.decodeView(&v)
 	})
 	if err != nil {
 		return View{}, err
@@ -191,7 +201,7 @@ func EncodeMessage(m Message) []byte {
 // DecodeMessage decodes one message (shape only; see ValidateMessage).
 func DecodeMessage(b []byte) (Message, error) {
 	var m Message
-	if err := decodeWith(b, "message", func(d *decoder) { d.message(&m) }); err != nil {
+	if err := decodeWith(b, "message", func(d *decoder) { d.decodeMessage(&m) }); err != nil {
 		return Message{}, err
 	}
 	return m, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -33,17 +34,17 @@ var shapes = []shape{
 	{"frame", func() any { return new(Frame) },
 		func(b []byte) (any, error) {
 			var f Frame
-			err := decodeWith(b, "frame", func(d *decoder) { d.frame(&f) })
+			err := decodeWith(b, "frame", func(d *decoder) { d.decodeFrame(&f) })
 			return &f, err
 		},
 		func(v any) ([]byte, error) { return appendFrame(nil, v.(*Frame)) }},
 	{"page", func() any { return new(MessagePage) },
 		func(b []byte) (any, error) {
 			var p MessagePage
-			err := decodeWith(b, "page", func(d *decoder) { d.page(&p) })
+			err := decodeWith(b, "page", func(d *decoder) { d.decodeMessagePage(&p) })
 			return &p, err
 		},
-		func(v any) ([]byte, error) { return appendPage(nil, v.(*MessagePage)) }},
+		func(v any) ([]byte, error) { return appendMessagePage(nil, v.(*MessagePage)) }},
 	{"message", func() any { return new(Message) },
 		func(b []byte) (any, error) { v, err := DecodeMessage(b); return &v, err },
 		func(v any) ([]byte, error) { return appendMessage(nil, v.(*Message)) }},
@@ -345,12 +346,12 @@ func checkDecode(t *testing.T, s shape, b []byte, mustAccept bool) {
 		if mustAccept {
 			t.Fatalf("%s: msgpack/v5 refuses %x: %v", s.name, b, libErr)
 		}
-		if !nestingOK(b) {
+		if !msgp.NestingOK(b) {
 			return
 		}
 		t.Fatalf("%s: hand decoder accepts what msgpack/v5 refuses (%v): %x", s.name, libErr, b)
 	case err != nil:
-		if r := (reader{b: b}); !nestingOK(b) || depthOver(b) || r.skip() && !r.done() {
+		if r := (msgp.Reader{Buf: b}); !msgp.NestingOK(b) || depthOver(b) || r.Skip() && !r.Done() {
 			return // the depth limit is ours
 		}
 		t.Fatalf("%s: hand decoder refuses what msgpack/v5 accepts: %v\n%x", s.name, err, b)
@@ -364,10 +365,10 @@ func checkDecode(t *testing.T, s shape, b []byte, mustAccept bool) {
 // limit and trailing bytes are this decoder's own refusals).
 func depthOver(b []byte) bool {
 	var v any
-	d := decoder{r: reader{b: b}}
-	v = d.anyValue(-maxNesting) // the struct levels above the value
+	d := msgp.Decoder{R: msgp.Reader{Buf: b}}
+	v = d.AnyValue(-msgp.MaxNesting) // the struct levels above the value
 	_ = v
-	return d.bad
+	return d.Failed()
 }
 
 // oddEncode writes v as msgpack/v5 would accept it but never writes it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -63,8 +64,8 @@ func TestFastDeltaMatchesGeneric(t *testing.T) {
 		EncodeFrames([]Frame{{Seq: 4, Kind: FrameMessage, Message: ptr(userMsg("m1", 1, "x"))}}),
 	}
 	for i, b := range frames {
-		r := reader{b: b}
-		if _, ok := r.arrayHeader(); !ok {
+		r := msgp.Reader{Buf: b}
+		if _, ok := r.ArrayHeader(); !ok {
 			t.Fatal("array")
 		}
 		var rf rawFrame

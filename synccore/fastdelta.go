@@ -1,5 +1,7 @@
 package synccore
 
+import "github.com/agentsync/agentsync/synccore/internal/msgp"
+
 // fastdelta.go is the shortcut of the commonest event of all: one delta in
 // one WebSocket message, in the exact bytes the Go and JavaScript hosts and
 // the server write, arriving in order for the message the previous delta
@@ -11,11 +13,12 @@ package synccore
 // fastdelta_test.go checks both paths leave the same state and output.
 
 // The canonical prefixes: Event{Type: "frames", Data: ...} as msgpack/v5
-// and @msgpack/msgpack write it, and a delta Frame's keys in declared order.
+// and @msgpack/msgpack write it (a map of 2), and a delta Frame's keys in
+// declared order (an array of one map of 7).
 const (
-	framesEventPrefix = "\x82\xa4type\xa6frames\xa4data"
-	deltaFramePrefix  = "\x91\x87\xa3seq"
-	deltaKind         = "\xa4kind\xa5delta\xaamessage_id"
+	framesEventPrefix = "\x82" + keyEventType + "\xa6" + EvFrames + keyEventData
+	deltaFramePrefix  = "\x91\x87" + keyFrameSeq
+	deltaKind         = keyFrameKind + "\xa5" + FrameDelta + keyFrameMessageID
 )
 
 // fastDelta handles event if it is a live, in-order delta to the hot
@@ -47,31 +50,30 @@ func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
 	if len(b) != n || len(b) < len(deltaFramePrefix) || string(b[:len(deltaFramePrefix)]) != deltaFramePrefix {
 		return nil, false
 	}
-	r := reader{b: b, i: len(deltaFramePrefix)}
-	seq, ok := r.int()
-	if !ok || seq != int64(c.lastSeq)+1 || len(b)-r.i < len(deltaKind) || string(b[r.i:r.i+len(deltaKind)]) != deltaKind {
+	r := msgp.Reader{Buf: b, Pos: len(deltaFramePrefix)}
+	seq, ok := r.Int()
+	if !ok || seq != int64(c.lastSeq)+1 || !r.Key(deltaKind) {
 		return nil, false
 	}
-	r.i += len(deltaKind)
-	msgID, ok := r.str()
+	msgID, ok := r.Str()
 	e := c.hot
-	if !ok || string(msgID) != e.meta.MessageID || !r.key("\xa8revision") {
+	if !ok || string(msgID) != e.meta.MessageID || !r.Key(keyFrameRevision) {
 		return nil, false
 	}
-	rev, ok := r.int()
-	if !ok || rev != e.meta.Revision || e.done() || !r.key("\xa7part_id") {
+	rev, ok := r.Int()
+	if !ok || rev != e.meta.Revision || e.done() || !r.Key(keyFramePartID) {
 		return nil, false
 	}
-	partID, ok := r.str()
-	if !ok || len(partID) == 0 || !r.key("\xa6offset") {
+	partID, ok := r.Str()
+	if !ok || len(partID) == 0 || !r.Key(keyFrameOffset) {
 		return nil, false
 	}
-	offset, ok := r.int()
-	if !ok || !r.key("\xa4text") {
+	offset, ok := r.Int()
+	if !ok || !r.Key(keyFrameText) {
 		return nil, false
 	}
-	text, ok := r.str()
-	if !ok || len(text) == 0 || !r.done() {
+	text, ok := r.Str()
+	if !ok || len(text) == 0 || !r.Done() {
 		return nil, false
 	}
 	i := e.findPartBytes(partID)
@@ -90,12 +92,3 @@ func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
 // noFastDelta turns the shortcut off, for the tests that compare it with
 // the ordinary path.
 var noFastDelta bool
-
-// key consumes the exact bytes k (a key with its header), if they come next.
-func (r *reader) key(k string) bool {
-	if len(r.b)-r.i < len(k) || string(r.b[r.i:r.i+len(k)]) != k {
-		return false
-	}
-	r.i += len(k)
-	return true
-}

@@ -3,6 +3,8 @@ package synccore
 import (
 	"runtime"
 	"testing"
+
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
 )
 
 // TestHotPathTaken: the frames event of a delta goes through the
@@ -13,8 +15,8 @@ func TestHotPathTaken(t *testing.T) {
 	if decodeEventInPlace(EncodeEvent(Event{Type: EvFrames, Data: data}), &ev) != nil || ev.Type != EvFrames || len(ev.Data) != len(data) {
 		t.Fatalf("fast event path not taken: %+v", ev)
 	}
-	r := reader{b: data}
-	r.arrayHeader()
+	r := msgp.Reader{Buf: data}
+	r.ArrayHeader()
 	var rf rawFrame
 	if err := nextFrame(&r, &rf); err != nil || rf.full != nil || string(rf.text) != "x" {
 		t.Fatalf("fast delta path not taken: %+v %v", rf, err)

@@ -1,6 +1,10 @@
 package synccore
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
+)
 
 // format.go formats the messages of typed errors without package fmt, which
 // (with the os and reflect packages it links) made up a large part of the
@@ -184,7 +188,7 @@ func appendArg(b []byte, verb byte, a any, depth int) ([]byte, bool) {
 	case map[string]any:
 		b = append(b, "map["...)
 		ok := true
-		for i, k := range sortedKeys(x) {
+		for i, k := range msgp.SortedKeys(x) {
 			if i > 0 {
 				b = append(b, ' ')
 			}

@@ -93,15 +93,19 @@ const (
 // type does not use stay empty and are omitted on the wire. PartID and
 // Sequence (the part's 1-based position in its message) never change once
 // the part exists.
+//
+// The msgpack tags of this package's types are the wire: tools/gencodec
+// writes the codec and the digest from them (codec_gen.go). A codec:"shared"
+// field's values repeat across a page, and its decoder interns them.
 type Part struct {
-	PartID   string   `msgpack:"part_id" json:"part_id"`
+	PartID   string   `msgpack:"part_id" json:"part_id" codec:"shared"`
 	Sequence int64    `msgpack:"sequence" json:"sequence"`
 	Type     PartType `msgpack:"type" json:"type"`
 	// StepID is the model step that produced an agent part.
-	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty"`
+	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty" codec:"shared"`
 	// State is the part's own state: streaming/done for text and reasoning,
 	// a Tool* state for tools, an Action* state for actions.
-	State string `msgpack:"state,omitempty" json:"state,omitempty"`
+	State string `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"`
 
 	// text, reasoning
 	Text string `msgpack:"text,omitempty" json:"text,omitempty"`
@@ -118,7 +122,7 @@ type Part struct {
 	DataID   string `msgpack:"data_id,omitempty" json:"data_id,omitempty"`
 	// tool
 	ToolCallID string `msgpack:"tool_call_id,omitempty" json:"tool_call_id,omitempty"`
-	ToolName   string `msgpack:"tool_name,omitempty" json:"tool_name,omitempty"`
+	ToolName   string `msgpack:"tool_name,omitempty" json:"tool_name,omitempty" codec:"shared"`
 	Input      any    `msgpack:"input,omitempty" json:"input,omitempty"`
 	Output     any    `msgpack:"output,omitempty" json:"output,omitempty"`
 	// interaction (kind and question live in Request, the answer in Response)
@@ -142,13 +146,13 @@ type Part struct {
 // every committed change, so a higher revision always wins.
 type Message struct {
 	MessageID  string       `msgpack:"message_id" json:"message_id"`
-	SessionID  string       `msgpack:"session_id" json:"session_id"`
+	SessionID  string       `msgpack:"session_id" json:"session_id" codec:"shared"`
 	Sequence   int64        `msgpack:"sequence" json:"sequence"`
 	Revision   int64        `msgpack:"revision" json:"revision"`
-	Role       Role         `msgpack:"role" json:"role"`
-	State      MessageState `msgpack:"state,omitempty" json:"state,omitempty"` // agent only
-	TurnID     string       `msgpack:"turn_id,omitempty" json:"turn_id,omitempty"`
-	Visibility Visibility   `msgpack:"visibility" json:"visibility"`
+	Role       Role         `msgpack:"role" json:"role" codec:"shared"`
+	State      MessageState `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"` // agent only
+	TurnID     string       `msgpack:"turn_id,omitempty" json:"turn_id,omitempty" codec:"shared"`
+	Visibility Visibility   `msgpack:"visibility" json:"visibility" codec:"shared"`
 	CreatedAt  int64        `msgpack:"created_at" json:"created_at"` // Unix milliseconds, set by the server
 	Parts      []Part       `msgpack:"parts" json:"parts"`
 }

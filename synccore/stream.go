@@ -1,6 +1,10 @@
 package synccore
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/agentsync/agentsync/synccore/internal/msgp"
+)
 
 // stream.go takes the frames of one WebSocket message: it proves their
 // numbering continuous, starts the snapshot read on the hello, buffers while
@@ -9,8 +13,8 @@ import "strconv"
 
 // onFrames handles the bytes of one WebSocket message.
 func (c *Client) onFrames(data []byte) {
-	r := reader{b: data}
-	n, ok := r.arrayHeader()
+	r := msgp.Reader{Buf: data}
+	n, ok := r.ArrayHeader()
 	if !ok || n == 0 {
 		c.fail(Errorf(CodeMalformed, "frames: not a non-empty msgpack array"))
 		return
@@ -31,8 +35,8 @@ func (c *Client) onFrames(data []byte) {
 			return // the frame broke the stream; the rest of the message is moot
 		}
 	}
-	if !r.done() {
-		c.fail(Errorf(CodeMalformed, "frames: %d trailing bytes", len(data)-r.i))
+	if !r.Done() {
+		c.fail(Errorf(CodeMalformed, "frames: %d trailing bytes", len(data)-r.Pos))
 	}
 }
 

@@ -14,6 +14,7 @@ func allTraces() []trace {
 	all = append(all, reconnectTraces()...)
 	all = append(all, pagingTraces()...)
 	all = append(all, badInputTraces()...)
+	all = append(all, tableTraces()...)
 	return all
 }
 

@@ -1,16 +1,18 @@
-package synccore
+package msgp
 
 import (
 	"encoding/binary"
 	"math"
 )
 
-// wire.go holds the msgpack primitives shared by the codec (encode.go,
-// decode.go, output.go), the delta paths and the canonical digest encoder. Every writer emits the smallest form, which is what msgpack/v5
-// writes with UseCompactInts(true), so both paths produce identical bytes.
+// wire.go holds the msgpack primitives every encoder and decoder of the
+// kit is built from: the generated per-type codec of synccore, its fast
+// delta paths and the canonical digest. Every writer emits the smallest
+// form, which is what msgpack/v5 writes with UseCompactInts(true), so all
+// paths produce identical bytes.
 
-// appendMapHeader appends a map header for n entries.
-func appendMapHeader(b []byte, n int) []byte {
+// AppendMapHeader appends a map header for n entries.
+func AppendMapHeader(b []byte, n int) []byte {
 	switch {
 	case n < 16:
 		return append(b, 0x80|byte(n))
@@ -21,8 +23,8 @@ func appendMapHeader(b []byte, n int) []byte {
 	}
 }
 
-// appendArrayHeader appends an array header for n elements.
-func appendArrayHeader(b []byte, n int) []byte {
+// AppendArrayHeader appends an array header for n elements.
+func AppendArrayHeader(b []byte, n int) []byte {
 	switch {
 	case n < 16:
 		return append(b, 0x90|byte(n))
@@ -33,13 +35,13 @@ func appendArrayHeader(b []byte, n int) []byte {
 	}
 }
 
-// appendString appends s as a msgpack str.
-func appendString(b []byte, s string) []byte {
-	return append(appendStrHeader(b, len(s)), s...)
+// AppendString appends s as a msgpack str.
+func AppendString(b []byte, s string) []byte {
+	return append(AppendStrHeader(b, len(s)), s...)
 }
 
-// appendStrHeader appends the header of a msgpack str of n bytes.
-func appendStrHeader(b []byte, n int) []byte {
+// AppendStrHeader appends the header of a msgpack str of n bytes.
+func AppendStrHeader(b []byte, n int) []byte {
 	switch {
 	case n < 32:
 		b = append(b, 0xa0|byte(n))
@@ -53,31 +55,32 @@ func appendStrHeader(b []byte, n int) []byte {
 	return b
 }
 
-// appendBin appends p as a msgpack bin.
-func appendBin(b []byte, p []byte) []byte {
-	n := len(p)
+// AppendBin appends p as a msgpack bin.
+func AppendBin(b []byte, p []byte) []byte { return append(AppendBinHeader(b, len(p)), p...) }
+
+// AppendBinHeader appends the header of a msgpack bin of n bytes.
+func AppendBinHeader(b []byte, n int) []byte {
 	switch {
 	case n <= math.MaxUint8:
-		b = append(b, 0xc4, byte(n))
+		return append(b, 0xc4, byte(n))
 	case n <= math.MaxUint16:
-		b = append(b, 0xc5, byte(n>>8), byte(n))
+		return append(b, 0xc5, byte(n>>8), byte(n))
 	default:
-		b = append(b, 0xc6, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		return append(b, 0xc6, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
-	return append(b, p...)
 }
 
-func appendBool(b []byte, v bool) []byte {
+func AppendBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, 0xc3)
 	}
 	return append(b, 0xc2)
 }
 
-func appendNil(b []byte) []byte { return append(b, 0xc0) }
+func AppendNil(b []byte) []byte { return append(b, 0xc0) }
 
-// appendUint appends n in the smallest unsigned form (positive fixint first).
-func appendUint(b []byte, n uint64) []byte {
+// AppendUint appends n in the smallest unsigned form (positive fixint first).
+func AppendUint(b []byte, n uint64) []byte {
 	switch {
 	case n <= 0x7f:
 		return append(b, byte(n))
@@ -93,11 +96,11 @@ func appendUint(b []byte, n uint64) []byte {
 	}
 }
 
-// appendInt appends n in the smallest form: non-negative values as unsigned
+// AppendInt appends n in the smallest form: non-negative values as unsigned
 // (as msgpack/v5 does with compact ints), negative ones as the smallest int.
-func appendInt(b []byte, n int64) []byte {
+func AppendInt(b []byte, n int64) []byte {
 	if n >= 0 {
-		return appendUint(b, uint64(n))
+		return AppendUint(b, uint64(n))
 	}
 	switch {
 	case n >= -32:
@@ -114,45 +117,55 @@ func appendInt(b []byte, n int64) []byte {
 	}
 }
 
-func appendFloat64(b []byte, f float64) []byte {
+func AppendFloat64(b []byte, f float64) []byte {
 	b = append(b, 0xcb)
 	return binary.BigEndian.AppendUint64(b, math.Float64bits(f))
 }
 
-// reader is a bounds-checked msgpack cursor. Every method reports ok=false
+// Reader is a bounds-checked msgpack cursor. Every method reports ok=false
 // instead of panicking on short or unexpected input; the caller then falls
 // back to the full decoder or reports CodeMalformed.
-type reader struct {
-	b []byte
-	i int
-	// shared interns values that repeat across the messages of a page
+type Reader struct {
+	Buf []byte
+	Pos int // the next byte to read
+	// Shared interns values that repeat across the messages of a page
 	// (session, turn and step ids, tool names); nil outside pages.
-	shared map[string]string
+	Shared map[string]string
 }
 
-func (r *reader) done() bool { return r.i >= len(r.b) }
+// Key consumes the exact bytes k (a key with its header), if they come next.
+func (r *Reader) Key(k string) bool {
+	if len(r.Buf)-r.Pos < len(k) || string(r.Buf[r.Pos:r.Pos+len(k)]) != k {
+		return false
+	}
+	r.Pos += len(k)
+	return true
+}
 
-func (r *reader) n(k int) ([]byte, bool) {
-	if k < 0 || len(r.b)-r.i < k {
+// Done reports whether every byte was read.
+func (r *Reader) Done() bool { return r.Pos >= len(r.Buf) }
+
+func (r *Reader) Take(k int) ([]byte, bool) {
+	if k < 0 || len(r.Buf)-r.Pos < k {
 		return nil, false
 	}
-	p := r.b[r.i : r.i+k]
-	r.i += k
+	p := r.Buf[r.Pos : r.Pos+k]
+	r.Pos += k
 	return p, true
 }
 
-func (r *reader) byte1() (byte, bool) {
-	if r.i >= len(r.b) {
+func (r *Reader) Byte() (byte, bool) {
+	if r.Pos >= len(r.Buf) {
 		return 0, false
 	}
-	c := r.b[r.i]
-	r.i++
+	c := r.Buf[r.Pos]
+	r.Pos++
 	return c, true
 }
 
 // length reads a big-endian length of k bytes.
-func (r *reader) length(k int) (int, bool) {
-	p, ok := r.n(k)
+func (r *Reader) Length(k int) (int, bool) {
+	p, ok := r.Take(k)
 	if !ok {
 		return 0, false
 	}
@@ -160,47 +173,47 @@ func (r *reader) length(k int) (int, bool) {
 	for _, c := range p {
 		n = n<<8 | uint64(c)
 	}
-	if n > uint64(len(r.b)) { // a length can never exceed the input
+	if n > uint64(len(r.Buf)) { // a length can never exceed the input
 		return 0, false
 	}
 	return int(n), true
 }
 
 // mapHeader reads a map header.
-func (r *reader) mapHeader() (int, bool) {
-	c, ok := r.byte1()
+func (r *Reader) MapHeader() (int, bool) {
+	c, ok := r.Byte()
 	switch {
 	case !ok:
 		return 0, false
 	case c&0xf0 == 0x80:
 		return int(c & 0x0f), true
 	case c == 0xde:
-		return r.length(2)
+		return r.Length(2)
 	case c == 0xdf:
-		return r.length(4)
+		return r.Length(4)
 	}
 	return 0, false
 }
 
 // arrayHeader reads an array header.
-func (r *reader) arrayHeader() (int, bool) {
-	c, ok := r.byte1()
+func (r *Reader) ArrayHeader() (int, bool) {
+	c, ok := r.Byte()
 	switch {
 	case !ok:
 		return 0, false
 	case c&0xf0 == 0x90:
 		return int(c & 0x0f), true
 	case c == 0xdc:
-		return r.length(2)
+		return r.Length(2)
 	case c == 0xdd:
-		return r.length(4)
+		return r.Length(4)
 	}
 	return 0, false
 }
 
 // str reads a str (or bin) without copying: the slice aliases the input.
-func (r *reader) str() ([]byte, bool) {
-	c, ok := r.byte1()
+func (r *Reader) Str() ([]byte, bool) {
+	c, ok := r.Byte()
 	if !ok {
 		return nil, false
 	}
@@ -209,23 +222,23 @@ func (r *reader) str() ([]byte, bool) {
 	case c&0xe0 == 0xa0:
 		n = int(c & 0x1f)
 	case c == 0xd9 || c == 0xc4:
-		n, ok = r.length(1)
+		n, ok = r.Length(1)
 	case c == 0xda || c == 0xc5:
-		n, ok = r.length(2)
+		n, ok = r.Length(2)
 	case c == 0xdb || c == 0xc6:
-		n, ok = r.length(4)
+		n, ok = r.Length(4)
 	default:
 		return nil, false
 	}
 	if !ok {
 		return nil, false
 	}
-	return r.n(n)
+	return r.Take(n)
 }
 
 // int reads any msgpack integer as int64 (uint64 above MaxInt64 fails).
-func (r *reader) int() (int64, bool) {
-	c, ok := r.byte1()
+func (r *Reader) Int() (int64, bool) {
+	c, ok := r.Byte()
 	if !ok {
 		return 0, false
 	}
@@ -257,7 +270,7 @@ func (r *reader) int() (int64, bool) {
 	default:
 		return 0, false
 	}
-	p, ok := r.n(k)
+	p, ok := r.Take(k)
 	if !ok {
 		return 0, false
 	}
@@ -277,9 +290,9 @@ func (r *reader) int() (int64, bool) {
 
 // skip steps over one complete value of any type, iteratively (no
 // recursion, so hostile nesting cannot exhaust the stack).
-func (r *reader) skip() bool {
+func (r *Reader) Skip() bool {
 	for pending := 1; pending > 0; pending-- {
-		c, ok := r.byte1()
+		c, ok := r.Byte()
 		if !ok {
 			return false
 		}
@@ -304,25 +317,25 @@ func (r *reader) skip() bool {
 		case c == 0xcf || c == 0xd3 || c == 0xcb:
 			n = 8
 		case c == 0xd9 || c == 0xc4:
-			n, ok = r.length(1)
+			n, ok = r.Length(1)
 		case c == 0xda || c == 0xc5:
-			n, ok = r.length(2)
+			n, ok = r.Length(2)
 		case c == 0xdb || c == 0xc6:
-			n, ok = r.length(4)
+			n, ok = r.Length(4)
 		case c == 0xdc:
-			n, ok = r.length(2)
+			n, ok = r.Length(2)
 			pending += n
 			n = 0
 		case c == 0xdd:
-			n, ok = r.length(4)
+			n, ok = r.Length(4)
 			pending += n
 			n = 0
 		case c == 0xde:
-			n, ok = r.length(2)
+			n, ok = r.Length(2)
 			pending += 2 * n
 			n = 0
 		case c == 0xdf:
-			n, ok = r.length(4)
+			n, ok = r.Length(4)
 			pending += 2 * n
 			n = 0
 		case c == 0xd4:
@@ -336,13 +349,13 @@ func (r *reader) skip() bool {
 		case c == 0xd8:
 			n = 17
 		case c == 0xc7:
-			n, ok = r.length(1)
+			n, ok = r.Length(1)
 			n++
 		case c == 0xc8:
-			n, ok = r.length(2)
+			n, ok = r.Length(2)
 			n++
 		case c == 0xc9:
-			n, ok = r.length(4)
+			n, ok = r.Length(4)
 			n++
 		default: // 0xc1 is never used
 			return false
@@ -350,27 +363,27 @@ func (r *reader) skip() bool {
 		if !ok {
 			return false
 		}
-		if _, ok := r.n(n); !ok {
+		if _, ok := r.Take(n); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// maxNesting bounds how deep the `any` values of parts may nest: the
+// MaxNesting bounds how deep the `any` values of parts may nest: the
 // decoder recurses per level, and a hostile input of a million nested
-// arrays must be refused, not exhaust the stack. nestingOK tells a
+// arrays must be refused, not exhaust the stack. NestingOK tells a
 // failed decode's "too deep or truncated" apart from other errors.
-const maxNesting = 64
+const MaxNesting = 64
 
-// nestingOK reports whether b holds complete values nested at most
-// maxNesting deep. It only scans; it never allocates beyond a fixed stack.
-func nestingOK(b []byte) bool {
-	var stack [maxNesting + 1]int // remaining elements at each open level
+// NestingOK reports whether b holds complete values nested at most
+// MaxNesting deep. It only scans; it never allocates beyond a fixed stack.
+func NestingOK(b []byte) bool {
+	var stack [MaxNesting + 1]int // remaining elements at each open level
 	depth := 0
-	r := reader{b: b}
+	r := Reader{Buf: b}
 	stack[0] = 1
-	for !r.done() {
+	for !r.Done() {
 		for depth > 0 && stack[depth] == 0 {
 			depth--
 		}
@@ -378,32 +391,32 @@ func nestingOK(b []byte) bool {
 			return true // trailing bytes are the caller's concern
 		}
 		stack[depth]--
-		c := r.b[r.i]
+		c := r.Buf[r.Pos]
 		var n int
 		var ok bool
 		switch {
 		case c&0xf0 == 0x80:
-			r.i++
+			r.Pos++
 			n, ok = int(c&0x0f)*2, true
 		case c&0xf0 == 0x90:
-			r.i++
+			r.Pos++
 			n, ok = int(c&0x0f), true
 		case c == 0xdc:
-			r.i++
-			n, ok = r.length(2)
+			r.Pos++
+			n, ok = r.Length(2)
 		case c == 0xdd:
-			r.i++
-			n, ok = r.length(4)
+			r.Pos++
+			n, ok = r.Length(4)
 		case c == 0xde:
-			r.i++
-			n, ok = r.length(2)
+			r.Pos++
+			n, ok = r.Length(2)
 			n *= 2
 		case c == 0xdf:
-			r.i++
-			n, ok = r.length(4)
+			r.Pos++
+			n, ok = r.Length(4)
 			n *= 2
 		default:
-			if !r.skip() {
+			if !r.Skip() {
 				return false
 			}
 			continue
@@ -412,7 +425,7 @@ func nestingOK(b []byte) bool {
 			return false
 		}
 		if n > 0 {
-			if depth == maxNesting {
+			if depth == MaxNesting {
 				return false
 			}
 			depth++

@@ -1,6 +1,6 @@
 //go:build !wasm
 
-package synccore
+package msgp
 
 import "time"
 

@@ -1,4 +1,4 @@
-package synccore
+package msgp
 
 import (
 	"encoding/binary"
@@ -17,16 +17,16 @@ import (
 // timeExt is msgpack's timestamp extension type.
 const timeExt = -1
 
-// anyValue reads one value as msgpack/v5's DecodeInterface would. depth
-// counts the containers above it; deeper than maxNesting is refused.
-func (d *decoder) anyValue(depth int) any {
-	if d.bad || depth > maxNesting {
-		d.fail("msgpack: nested deeper than " + itoa(maxNesting) + " levels")
+// AnyValue reads one value as msgpack/v5's DecodeInterface would. depth
+// counts the containers above it; deeper than MaxNesting is refused.
+func (d *Decoder) AnyValue(depth int) any {
+	if d.bad || depth > MaxNesting {
+		d.Fail("msgpack: nested deeper than " + itoa(MaxNesting) + " levels")
 		return nil
 	}
-	c, ok := d.r.byte1()
+	c, ok := d.R.Byte()
 	if !ok {
-		d.fail("EOF")
+		d.Fail("EOF")
 		return nil
 	}
 	switch {
@@ -36,8 +36,8 @@ func (d *decoder) anyValue(depth int) any {
 		n := d.lenAfter(c)
 		m := make(map[string]any, min(n, 64))
 		for range n {
-			k := d.sharedString() // keys repeat across the parts of a page
-			v := d.anyValue(depth + 1)
+			k := d.SharedString() // keys repeat across the parts of a page
+			v := d.AnyValue(depth + 1)
 			if d.bad {
 				return nil
 			}
@@ -48,7 +48,7 @@ func (d *decoder) anyValue(depth int) any {
 		n := d.lenAfter(c)
 		s := make([]any, 0, min(n, 64))
 		for range n {
-			v := d.anyValue(depth + 1)
+			v := d.AnyValue(depth + 1)
 			if d.bad {
 				return nil
 			}
@@ -56,11 +56,11 @@ func (d *decoder) anyValue(depth int) any {
 		}
 		return s
 	case c&0xe0 == 0xa0 || c == 0xd9 || c == 0xda || c == 0xdb:
-		d.r.i--
-		return d.string()
+		d.R.Pos--
+		return d.Str()
 	case c == 0xc4 || c == 0xc5 || c == 0xc6:
-		d.r.i--
-		p := d.rawBytes()
+		d.R.Pos--
+		p := d.RawBytes()
 		if d.bad {
 			return nil
 		}
@@ -83,12 +83,12 @@ func (d *decoder) anyValue(depth int) any {
 	case 0xcf, 0xd3, 0xcb:
 		k = 8
 	default: // 0xc1 is never used
-		d.fail("msgpack: unknown code " + hex8(c) + " decoding interface{}")
+		d.Fail("msgpack: unknown code " + hex8(c) + " decoding interface{}")
 		return nil
 	}
-	p, ok := d.r.n(k)
+	p, ok := d.R.Take(k)
 	if !ok {
-		d.fail("unexpected EOF")
+		d.Fail("unexpected EOF")
 		return nil
 	}
 	switch c {
@@ -116,31 +116,31 @@ func (d *decoder) anyValue(depth int) any {
 }
 
 // ext reads an extension value: msgpack/v5 knows only the timestamp.
-func (d *decoder) ext(c byte) any {
+func (d *Decoder) ext(c byte) any {
 	var n int
 	ok := true
 	switch c {
 	case 0xd4, 0xd5, 0xd6, 0xd7, 0xd8:
 		n = 1 << (c - 0xd4)
 	case 0xc7:
-		n, ok = d.r.length(1)
+		n, ok = d.R.Length(1)
 	case 0xc8:
-		n, ok = d.r.length(2)
+		n, ok = d.R.Length(2)
 	case 0xc9:
-		n, ok = d.r.length(4)
+		n, ok = d.R.Length(4)
 	}
-	typ, ok2 := d.r.byte1()
+	typ, ok2 := d.R.Byte()
 	if !ok || !ok2 {
-		d.fail("unexpected EOF")
+		d.Fail("unexpected EOF")
 		return nil
 	}
 	if int8(typ) != timeExt {
-		d.fail("msgpack: unknown ext id=" + itoa(int64(int8(typ))))
+		d.Fail("msgpack: unknown ext id=" + itoa(int64(int8(typ))))
 		return nil
 	}
-	p, ok := d.r.n(n)
+	p, ok := d.R.Take(n)
 	if !ok {
-		d.fail("unexpected EOF")
+		d.Fail("unexpected EOF")
 		return nil
 	}
 	switch n {
@@ -152,90 +152,90 @@ func (d *decoder) ext(c byte) any {
 	case 12:
 		return makeTime(int64(binary.BigEndian.Uint64(p[4:])), int64(binary.BigEndian.Uint32(p)))
 	}
-	d.fail("msgpack: invalid ext len=" + itoa(int64(n)) + " decoding time")
+	d.Fail("msgpack: invalid ext len=" + itoa(int64(n)) + " decoding time")
 	return nil
 }
 
-// appendValue appends v as msgpack/v5 encodes it with compact ints and
+// AppendValue appends v as msgpack/v5 encodes it with compact ints and
 // sorted map keys; maps msgpack/v5 would write in iteration order are
 // sorted too (by their keys' encoding), so output never depends on it.
-func appendValue(b []byte, v any) ([]byte, error) {
+func AppendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
-		return appendNil(b), nil
+		return AppendNil(b), nil
 	case string:
-		return appendString(b, x), nil
+		return AppendString(b, x), nil
 	case bool:
-		return appendBool(b, x), nil
+		return AppendBool(b, x), nil
 	case int8:
-		return appendInt(b, int64(x)), nil
+		return AppendInt(b, int64(x)), nil
 	case int:
-		return appendInt(b, int64(x)), nil
+		return AppendInt(b, int64(x)), nil
 	case int16:
-		return appendInt(b, int64(x)), nil
+		return AppendInt(b, int64(x)), nil
 	case int32:
-		return appendInt(b, int64(x)), nil
+		return AppendInt(b, int64(x)), nil
 	case int64:
-		return appendInt(b, x), nil
+		return AppendInt(b, x), nil
 	case uint8:
-		return appendUint(b, uint64(x)), nil
+		return AppendUint(b, uint64(x)), nil
 	case uint:
-		return appendUint(b, uint64(x)), nil
+		return AppendUint(b, uint64(x)), nil
 	case uint16:
-		return appendUint(b, uint64(x)), nil
+		return AppendUint(b, uint64(x)), nil
 	case uint32:
-		return appendUint(b, uint64(x)), nil
+		return AppendUint(b, uint64(x)), nil
 	case uint64:
-		return appendUint(b, x), nil
+		return AppendUint(b, x), nil
 	case float32:
 		return binary.BigEndian.AppendUint32(append(b, 0xca), math.Float32bits(x)), nil
 	case float64:
-		return appendFloat64(b, x), nil
+		return AppendFloat64(b, x), nil
 	case []byte:
 		if x == nil {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
-		return appendBin(b, x), nil
+		return AppendBin(b, x), nil
 	case []any:
 		if x == nil {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
-		b = appendArrayHeader(b, len(x))
+		b = AppendArrayHeader(b, len(x))
 		var err error
 		for _, e := range x {
-			if b, err = appendValue(b, e); err != nil {
+			if b, err = AppendValue(b, e); err != nil {
 				return b, err
 			}
 		}
 		return b, nil
 	case map[string]any:
 		if x == nil {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
-		b = appendMapHeader(b, len(x))
+		b = AppendMapHeader(b, len(x))
 		var err error
-		for _, k := range sortedKeys(x) {
-			if b, err = appendValue(appendString(b, k), x[k]); err != nil {
+		for _, k := range SortedKeys(x) {
+			if b, err = AppendValue(AppendString(b, k), x[k]); err != nil {
 				return b, err
 			}
 		}
 		return b, nil
 	case []string:
 		if x == nil {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
-		b = appendArrayHeader(b, len(x))
+		b = AppendArrayHeader(b, len(x))
 		for _, s := range x {
-			b = appendString(b, s)
+			b = AppendString(b, s)
 		}
 		return b, nil
 	case map[string]string:
 		if x == nil {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
-		b = appendMapHeader(b, len(x))
-		for _, k := range sortedKeys(x) {
-			b = appendString(appendString(b, k), x[k])
+		b = AppendMapHeader(b, len(x))
+		for _, k := range SortedKeys(x) {
+			b = AppendString(AppendString(b, k), x[k])
 		}
 		return b, nil
 	}
@@ -245,7 +245,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	return encodeOther(b, v)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -278,10 +278,10 @@ func appendTimestamp(b []byte, sec int64, nsec int) []byte {
 	return binary.BigEndian.AppendUint64(b, secs)
 }
 
-// emptyValue mirrors msgpack/v5's omitempty test for an interface field: a
+// EmptyValue mirrors msgpack/v5's omitempty test for an interface field: a
 // nil interface, or a value that is itself empty (0, "", false, an empty
 // slice or map, a zero time...).
-func emptyValue(v any) bool {
+func EmptyValue(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return true
@@ -328,13 +328,4 @@ func emptyValue(v any) bool {
 		return empty
 	}
 	return emptyOther(v)
-}
-
-// hex8 formats a byte as msgpack/v5's error messages do (%x).
-func hex8(c byte) string {
-	const digits = "0123456789abcdef"
-	if c < 16 {
-		return digits[c : c+1]
-	}
-	return string([]byte{digits[c>>4], digits[c&15]})
 }

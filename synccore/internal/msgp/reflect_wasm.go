@@ -1,14 +1,16 @@
 //go:build wasm
 
-package synccore
+package msgp
+
+import "errors"
 
 // reflect_wasm.go: the WebAssembly module does not link reflect. Every
 // `any` value it holds was decoded by this package (value.go), so it is
-// always one of the types appendValue and emptyValue name; these are the
+// always one of the types AppendValue and EmptyValue name; these are the
 // answers for any other type, which cannot reach the module.
 
 func encodeOther(b []byte, v any) ([]byte, error) {
-	return b, Errorf(CodeInternal, "msgpack: Encode(unsupported value)")
+	return b, errors.New("msgpack: Encode(unsupported value)")
 }
 
 func emptyOther(v any) bool { return false }

@@ -1,8 +1,9 @@
 //go:build !wasm
 
-package synccore
+package msgp
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"time"
@@ -21,11 +22,11 @@ func encodeOther(b []byte, v any) ([]byte, error) {
 }
 
 func appendReflect(b []byte, rv reflect.Value, depth int) ([]byte, error) {
-	if depth > maxNesting {
-		return b, Errorf(CodeInternal, "encode: value nested deeper than %d levels", maxNesting)
+	if depth > MaxNesting {
+		return b, errors.New("encode: value nested deeper than " + itoa(MaxNesting) + " levels")
 	}
 	if !rv.IsValid() {
-		return appendNil(b), nil
+		return AppendNil(b), nil
 	}
 	if rv.Type() == timeType {
 		b, _ = appendTime(b, rv.Interface())
@@ -35,37 +36,37 @@ func appendReflect(b []byte, rv reflect.Value, depth int) ([]byte, error) {
 	switch rv.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if rv.IsNil() {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
 		if rv.Kind() == reflect.Interface && rv.Type() == errorType {
-			return appendString(b, rv.Interface().(error).Error()), nil
+			return AppendString(b, rv.Interface().(error).Error()), nil
 		}
 		if rv.Kind() == reflect.Interface {
-			return appendValue(b, rv.Elem().Interface())
+			return AppendValue(b, rv.Elem().Interface())
 		}
 		return appendReflect(b, rv.Elem(), depth+1)
 	case reflect.Bool:
-		return appendBool(b, rv.Bool()), nil
+		return AppendBool(b, rv.Bool()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return appendInt(b, rv.Int()), nil
+		return AppendInt(b, rv.Int()), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return appendUint(b, rv.Uint()), nil
+		return AppendUint(b, rv.Uint()), nil
 	case reflect.Float32:
-		return appendValue(b, float32(rv.Float()))
+		return AppendValue(b, float32(rv.Float()))
 	case reflect.Float64:
-		return appendFloat64(b, rv.Float()), nil
+		return AppendFloat64(b, rv.Float()), nil
 	case reflect.String:
-		return appendString(b, rv.String()), nil
+		return AppendString(b, rv.String()), nil
 	case reflect.Slice, reflect.Array:
 		if rv.Kind() == reflect.Slice && rv.IsNil() {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
 		if rv.Type().Elem().Kind() == reflect.Uint8 {
 			p := make([]byte, rv.Len())
 			reflect.Copy(reflect.ValueOf(p), rv)
-			return appendBin(b, p), nil
+			return AppendBin(b, p), nil
 		}
-		b = appendArrayHeader(b, rv.Len())
+		b = AppendArrayHeader(b, rv.Len())
 		for i := range rv.Len() {
 			if b, err = appendReflect(b, rv.Index(i), depth+1); err != nil {
 				return b, err
@@ -74,7 +75,7 @@ func appendReflect(b []byte, rv reflect.Value, depth int) ([]byte, error) {
 		return b, nil
 	case reflect.Map:
 		if rv.IsNil() {
-			return appendNil(b), nil
+			return AppendNil(b), nil
 		}
 		kvs := make([][2][]byte, 0, rv.Len())
 		for it := rv.MapRange(); it.Next(); {
@@ -88,22 +89,22 @@ func appendReflect(b []byte, rv reflect.Value, depth int) ([]byte, error) {
 			kvs = append(kvs, kv)
 		}
 		sortKV(kvs) // for string keys, the order of the strings
-		b = appendMapHeader(b, len(kvs))
+		b = AppendMapHeader(b, len(kvs))
 		for _, kv := range kvs {
 			b = append(append(b, kv[0]...), kv[1]...)
 		}
 		return b, nil
 	case reflect.Struct:
 		fields := structFields(rv, nil)
-		b = appendMapHeader(b, len(fields))
+		b = AppendMapHeader(b, len(fields))
 		for _, f := range fields {
-			if b, err = appendReflect(appendString(b, f.name), f.v, depth+1); err != nil {
+			if b, err = appendReflect(AppendString(b, f.name), f.v, depth+1); err != nil {
 				return b, err
 			}
 		}
 		return b, nil
 	}
-	return b, Errorf(CodeInternal, "msgpack: Encode(unsupported %s)", rv.Type().String())
+	return b, errors.New("msgpack: Encode(unsupported " + rv.Type().String() + ")")
 }
 
 type fieldValue struct {

@@ -1,6 +1,6 @@
 //go:build wasm
 
-package synccore
+package msgp
 
 // time_wasm.go: the module holds a msgpack timestamp as a timestamp (the
 // time package would add ~100 KB to the module). Nothing in the core reads
