@@ -126,9 +126,16 @@ test('demo page: approval, then a long stream healed across a dropped connection
       { timeout: 60000 },
     );
     const before = await page.evaluate(() => document.querySelector('[data-testid="part-text"].streaming').textContent.length);
+    // Every status the session goes through from here, as its listeners
+    // hear them: a loaded page can go to "connecting" and back to "live"
+    // between two polls of the status itself.
+    await page.evaluate(() => {
+      window.__statuses = [];
+      window.__agentsync.session.on('status', (e) => window.__statuses.push(e.status));
+    });
     await page.getByTestId('drop-connection').click();
     // The view must leave "live" (the socket is gone) and come back to it.
-    await page.waitForFunction(() => window.__agentsync.session.status !== 'live', null, { timeout: 10000 });
+    await page.waitForFunction(() => window.__statuses.some((s) => s !== 'live'), null, { timeout: 10000 });
     await page.locator('[data-testid="status"][data-status="live"]').waitFor({ timeout: 30000 });
     // The "healed" banner hides after a few seconds: check it was shown, not that it still is.
     await page.locator('[data-testid="banner"][data-kind="ok"]').waitFor({ state: 'attached', timeout: 30000 });
