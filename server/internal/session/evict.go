@@ -30,6 +30,7 @@ func (m *Manager) unload(s *live) {
 	if m.live[s.id] == s {
 		delete(m.live, s.id)
 	}
+	s.releaseLease()
 	if s.lru != nil {
 		m.lru.Remove(s.lru)
 		s.lru = nil

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -45,6 +46,11 @@ type Manager struct {
 	maxLoaded   int
 	stopSweep   chan struct{} // closed by Shutdown; nil without IdleTimeout
 	evicted     atomic.Int64
+
+	// keeper holds this node's session leases in a cluster (cluster.go);
+	// nil on a single node.
+	keeper *cluster.Keeper
+	node   string
 
 	turns   sync.WaitGroup // running turn goroutines
 	running atomic.Int64   // how many; tests wait for 0
@@ -109,15 +115,18 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if m.toolOut <= 0 {
 		m.toolOut = DefaultMaxToolOutput
 	}
-	recovered, err := m.store.RecoverStreaming(ctx, func(msg synccore.Message) synccore.Part {
-		return synccore.Part{
-			Type:        synccore.PartError,
-			Scope:       synccore.ErrorScopeTurn,
-			Code:        CodeInterrupted,
-			Message:     "the server stopped before this message was finished",
-			Recoverable: true,
+	if c := cfg.Cluster; c != nil {
+		if c.Node == "" {
+			return nil, errors.New("session: Config.Cluster.Node is empty")
 		}
-	})
+		// Other nodes may be serving sessions now: each is recovered when
+		// this node takes its lease (claim), never all at once.
+		m.node = c.Node
+		m.keeper = cluster.New(cluster.Config{Store: m.store, Node: c.Node, TTL: c.LeaseTTL, Logger: m.log})
+		m.startSweep()
+		return m, nil
+	}
+	recovered, err := m.store.RecoverStreaming(ctx, interruptedPart)
 	if err != nil {
 		return nil, fmt.Errorf("session: crash recovery: %w", err)
 	}
@@ -127,11 +136,15 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.ResumeInterrupted {
 		m.resume(ctx, recovered)
 	}
+	m.startSweep()
+	return m, nil
+}
+
+func (m *Manager) startSweep() {
 	if m.idleTimeout > 0 {
 		m.stopSweep = make(chan struct{})
 		go m.sweepIdle(m.stopSweep)
 	}
-	return m, nil
 }
 
 // resume retries the turns a crash interrupted, one per session (the
@@ -234,7 +247,7 @@ func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal 
 // Subscribe opens a subscription: hello, then the streaming projection
 // (mid-stream join), then live frames.
 func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error) {
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +286,11 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	for _, s := range lives {
 		s.hub.Close()
+	}
+	if m.keeper != nil {
+		// After the turns' last commits: other nodes may take the
+		// sessions at once rather than after the lease TTL.
+		err = errors.Join(err, m.keeper.Close(ctx))
 	}
 	return err
 }
@@ -319,5 +337,19 @@ func (m *Manager) session(ctx context.Context, id string) (*live, error) {
 	s.pins = 1
 	m.live[id] = s
 	m.track(s)
+	return s, nil
+}
+
+// served is session() for a use that changes the session or streams it:
+// in a cluster this node must hold its lease (claim).
+func (m *Manager) served(ctx context.Context, id string) (*live, error) {
+	s, err := m.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.claim(ctx); err != nil {
+		m.release(s)
+		return nil, err
+	}
 	return s, nil
 }
