@@ -22,7 +22,6 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/pgtest"
-	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/server/store/postgres"
 	"github.com/agentsync/agentsync/synccore"
@@ -74,7 +73,9 @@ func logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-func startNode(t *testing.T, dbURL, name string, ttl time.Duration, speed model.Speed) *node {
+// startNode starts a node named name with lease TTL ttl; tune, if set,
+// adjusts the rest of its config.
+func startNode(t *testing.T, dbURL, name string, ttl time.Duration, tune func(*server.Config)) *node {
 	t.Helper()
 	ctx := context.Background()
 	pgs, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: logger()})
@@ -82,11 +83,15 @@ func startNode(t *testing.T, dbURL, name string, ttl time.Duration, speed model.
 		t.Fatal(err)
 	}
 	st := &stallable{Store: pgs}
-	srv, err := server.New(ctx, server.Config{
-		Store: st, Speed: speed, Logger: logger().With("node", name),
+	cfg := server.Config{
+		Store: st, Logger: logger().With("node", name),
 		Cluster: &server.Cluster{Node: name, LeaseTTL: ttl},
 		Limits:  server.Limits{RequestsPerSecond: -1},
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := server.New(ctx, cfg)
 	if err != nil {
 		pgs.Close()
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
@@ -31,9 +32,9 @@ func TestTakeoverFromAStalledNode(t *testing.T) {
 	db := pg.Database(t)
 	// 2,000 runes at 2 per delta and 4 ms per delta: a turn of about 4 s,
 	// which outlasts the takeover.
-	speed := model.Speed{Delta: 4 * time.Millisecond}
-	a := startNode(t, db, "node-a", ttl, speed)
-	b := startNode(t, db, "node-b", ttl, speed)
+	paced := func(c *server.Config) { c.Speed = model.Speed{Delta: 4 * time.Millisecond} }
+	a := startNode(t, db, "node-a", ttl, paced)
+	b := startNode(t, db, "node-b", ttl, paced)
 
 	sid := a.createSession()
 	if r := a.post(sid, "scenario:text chars=2000 delta=2"); r.status != http.StatusCreated {
@@ -123,16 +124,9 @@ func TestTakeoverFromAStalledNode(t *testing.T) {
 // serves them at once, well inside the lease TTL.
 func TestGracefulCloseHandsOver(t *testing.T) {
 	db := pg.Database(t)
-	a := startNode(t, db, "node-a", time.Minute, model.Speed{})
-	b := startNode(t, db, "node-b", time.Minute, model.Speed{})
-	sid := a.createSession()
-	if r := a.post(sid, "hello"); r.status != http.StatusCreated {
-		t.Fatalf("post on a: %d %s", r.status, r.body)
-	}
-	waitFor(t, 5*time.Second, "a's turn over", func() bool {
-		h := a.history(sid)
-		return len(h) == 2 && h[1].State == synccore.MessageDone
-	})
+	a := startNode(t, db, "node-a", time.Minute, nil)
+	b := startNode(t, db, "node-b", time.Minute, nil)
+	sid := exchangeOn(t, a)
 	if r := b.post(sid, "hello"); r.status != http.StatusConflict {
 		t.Fatalf("b served a live node's session: %d %s", r.status, r.body)
 	}
@@ -141,12 +135,50 @@ func TestGracefulCloseHandsOver(t *testing.T) {
 	if err := a.srv.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r := b.post(sid, "hello again"); r.status != http.StatusCreated {
-		t.Fatalf("b after a's graceful close (lease TTL 1 min): %d %s", r.status, r.body)
+	answeredOn(t, b, sid)
+}
+
+// A session that leaves a node's memory (idle past Limits.IdleTimeout)
+// leaves its lease too: another node serves it at once, and the first
+// node takes it back later, at a new epoch.
+func TestEvictedSessionIsReleased(t *testing.T) {
+	db := pg.Database(t)
+	idle := func(c *server.Config) { c.Limits.IdleTimeout = 200 * time.Millisecond }
+	a := startNode(t, db, "node-a", time.Minute, idle)
+	b := startNode(t, db, "node-b", time.Minute, idle)
+	sid := exchangeOn(t, a)
+	waitFor(t, 10*time.Second, "b serving the session a unloaded", func() bool {
+		return b.post(sid, "hello from b").status == http.StatusCreated
+	})
+	waitFor(t, 10*time.Second, "a serving it again once b unloaded it", func() bool {
+		h := a.history(sid)
+		return h[len(h)-1].State == synccore.MessageDone && a.post(sid, "a again").status == http.StatusCreated
+	})
+	waitFor(t, 10*time.Second, "a's answer", func() bool {
+		h := a.history(sid)
+		return len(h) == 6 && h[5].State == synccore.MessageDone && h[5].Parts[len(h[5].Parts)-1].Type != synccore.PartError
+	})
+}
+
+// exchangeOn creates a session on n and runs one short turn there.
+func exchangeOn(t *testing.T, n *node) string {
+	t.Helper()
+	sid := n.createSession()
+	answeredOn(t, n, sid)
+	return sid
+}
+
+// answeredOn posts on n and waits for the answer, which must end well.
+func answeredOn(t *testing.T, n *node, sid string) {
+	t.Helper()
+	before := len(n.history(sid))
+	if r := n.post(sid, "hello"); r.status != http.StatusCreated {
+		t.Fatalf("post on %s: %d %s", n.name, r.status, r.body)
 	}
-	waitFor(t, 5*time.Second, "b's turn over", func() bool {
-		h := b.history(sid)
-		return len(h) == 4 && h[3].State == synccore.MessageDone && h[1].Parts[len(h[1].Parts)-1].Type != synccore.PartError
+	waitFor(t, 5*time.Second, "the turn on "+n.name, func() bool {
+		h := n.history(sid)
+		return len(h) == before+2 && h[len(h)-1].State == synccore.MessageDone &&
+			h[len(h)-1].Parts[len(h[len(h)-1].Parts)-1].Type != synccore.PartError
 	})
 }
 

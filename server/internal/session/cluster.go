@@ -120,20 +120,10 @@ func (s *live) commit(ctx context.Context, batch []synccore.Message) error {
 }
 
 // releaseLease gives up the session's lease when it leaves memory, so
-// another node may serve it at once. Caller holds m.mu.
+// another node may serve it at once; if it comes back here first, it
+// takes the lease again (cluster.Keeper.Forget). Caller holds m.mu.
 func (s *live) releaseLease() {
-	if s.m.keeper == nil {
-		return
+	if s.m.keeper != nil {
+		s.m.keeper.Forget(s.id)
 	}
-	go func() {
-		s.mu.Lock()
-		o := s.own
-		s.mu.Unlock()
-		if o == nil {
-			return
-		}
-		if err := o.Release(s.m.base); err != nil {
-			s.log.Warn("release lease", "err", err)
-		}
-	}()
 }
