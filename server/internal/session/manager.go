@@ -40,6 +40,7 @@ type Manager struct {
 	mu      sync.Mutex
 	live    map[string]*live
 	lru     *list.List // of *live, most recently used first (evict.go)
+	unloads int64      // sessions unloaded so far (a load's read may be stale)
 	closing bool
 
 	idleTimeout time.Duration
@@ -307,37 +308,55 @@ func (m *Manager) open() error {
 // session returns the live session, loading it on first use, and pins it
 // in memory until the caller's release(s). CodeNotFound for an unknown id.
 func (m *Manager) session(ctx context.Context, id string) (*live, error) {
-	m.mu.Lock()
-	if m.closing {
+	for {
+		m.mu.Lock()
+		if m.closing {
+			m.mu.Unlock()
+			return nil, errStopping
+		}
+		s, ok := m.live[id]
+		if ok {
+			s.pins++
+		}
+		unloads := m.unloads
 		m.mu.Unlock()
-		return nil, errStopping
+		if ok {
+			return s, nil
+		}
+		if id == "" {
+			return nil, synccore.Errorf(synccore.CodeNotFound, "session id is empty")
+		}
+		rec, err := m.store.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := m.load(id, rec, unloads); ok {
+			return s, nil
+		}
+		// A session left memory since the read: it may have been this
+		// one, loaded, written and evicted meanwhile, so rec may miss its
+		// last commits. Read again.
 	}
-	s, ok := m.live[id]
-	if ok {
-		s.pins++
-	}
-	m.mu.Unlock()
-	if ok {
-		return s, nil
-	}
-	if id == "" {
-		return nil, synccore.Errorf(synccore.CodeNotFound, "session id is empty")
-	}
-	rec, err := m.store.Session(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// load puts the session read as rec in memory, pinned, unless another
+// request loaded it meanwhile (that one is returned, pinned), or a session
+// was unloaded since the read (m.unloads moved past unloads): then false.
+func (m *Manager) load(id string, rec store.Session, unloads int64) (*live, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s, ok := m.live[id]; ok { // loaded meanwhile by another request
+	if s, ok := m.live[id]; ok {
 		s.pins++
-		return s, nil
+		return s, true
 	}
-	s = &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	if m.unloads != unloads {
+		return nil, false
+	}
+	s := &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
 	s.pins = 1
 	m.live[id] = s
 	m.track(s)
-	return s, nil
+	return s, true
 }
 
 // served is session() for a use that changes the session or streams it:
