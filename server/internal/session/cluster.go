@@ -16,7 +16,7 @@ import (
 // (runs its turns, commits for it, streams it to subscribers) only while it
 // holds the session's lease (cluster.Keeper, store.Leaser). Every use that
 // may change a session or stream it (post, answer, action, subscribe,
-// delete) goes through session(), which claims the lease first; a session
+// delete) goes through served(), which claims the lease first; a session
 // another live node holds is refused with CodeConflict naming that node.
 // Its commits go through the lease (CommitLeased), so a node that lost the
 // lease without noticing is fenced by the database. Reads of the committed
@@ -65,8 +65,11 @@ func (s *live) claim(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.own != nil && !s.own.Lost() {
-		return nil
+	if s.own != nil {
+		if !s.own.Lost() {
+			return nil
+		}
+		s.dropLease() // lost, and its watcher has not run yet
 	}
 	o, recovered, err := k.Own(ctx, s.id, interruptedPart)
 	if err != nil {
@@ -97,9 +100,14 @@ func (s *live) watchLease(o *cluster.Ownership) {
 	<-o.LostC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.own != o {
-		return
+	if s.own == o {
+		s.dropLease()
 	}
+}
+
+// dropLease stops serving the session after its lease was lost. Caller
+// holds s.mu.
+func (s *live) dropLease() {
 	s.own = nil
 	if s.turn != nil {
 		s.turn.cancel(errLeaseLost)
