@@ -73,6 +73,22 @@ type Config struct {
 	// Limits bound what one client or session may use; zero fields take
 	// the documented defaults.
 	Limits Limits
+	// Cluster, if set, makes this server one node of several sharing
+	// Store, a PostgreSQL database (docs/storage.md): a node serves a
+	// session (turns, commits, subscriptions) only while it holds the
+	// session's lease, and refuses a session another live node serves
+	// (409 conflict naming that node). Nil: the only node, as before.
+	Cluster *Cluster
+}
+
+// Cluster names this server as one node of several on one database.
+type Cluster struct {
+	// Node is this node's name, unique among live nodes (a restarted node
+	// may take its old name: taking a lease bumps its epoch anyway).
+	Node string
+	// LeaseTTL bounds how long a dead node's sessions wait before another
+	// node takes them over (default 5 s); leases renew every third of it.
+	LeaseTTL time.Duration
 }
 
 // Defaults of the Limits that bound one client. A client is a principal,
@@ -158,7 +174,8 @@ func (l Limits) client() api.Limits {
 
 // New starts a server on cfg.Store. Before it returns, it closes every
 // agent message a crash left streaming (an "interrupted" error part), so
-// nothing it serves is half-written.
+// nothing it serves is half-written. With Cluster set it does that per
+// session instead, when it takes a session's lease from a node that died.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: Config.Store is nil")
@@ -181,6 +198,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		MaxSteps:          cfg.Limits.MaxSteps,
 		IdleTimeout:       cfg.Limits.IdleTimeout,
 		MaxLoaded:         cfg.Limits.MaxLoaded,
+		Cluster:           cfg.Cluster.session(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: start sessions: %w", err)
@@ -199,6 +217,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		apiCfg.StaticFS, apiCfg.JSFS, apiCfg.WASM = web.Static, agentsyncjs.Files, module.Wasm
 	}
 	return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
+}
+
+func (c *Cluster) session() *session.ClusterConfig {
+	if c == nil {
+		return nil
+	}
+	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL}
 }
 
 // ServeHTTP serves one request of the protocol.

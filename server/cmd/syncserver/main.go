@@ -2,7 +2,7 @@
 // SQLite, the scripted model or real ones, the HTTP/WebSocket API (docs/protocol.md)
 // and the demo page at "/".
 //
-//	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db | -store postgres://...] [-speed 15ms]
+//	syncserver [-addr 127.0.0.1:8080] [-db data/dev.db | -store postgres://... [-node NAME -lease-ttl 5s]] [-speed 15ms]
 //	           [-token SECRET | -jwt-secret SECRET -jwt-jwks keys.json]
 //	           [-origins http://localhost:5173,...] [-log-level info]
 //	           [-model PROVIDER:MODEL ...] [-openai-base-url URL] [-anthropic-thinking N]
@@ -18,6 +18,8 @@
 // Sessions leave memory after -idle-timeout without use, or past
 // -max-loaded (least recently used first), and load again from the store
 // on the next request or subscription.
+// -node makes the server one of several nodes on the -store database: it
+// serves a session only while it holds the session's lease (docs/storage.md).
 // -rate-limit/-rate-burst bound each client's requests (429 rate_limited
 // with Retry-After past them), -max-subscribers-* its open subscriptions;
 // 0 turns one off.

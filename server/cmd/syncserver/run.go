@@ -97,6 +97,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
+	nodes, err := opts.store.cluster()
+	if err != nil {
+		return err
+	}
 	st, err := opts.store.open(ctx, opts.db, log)
 	if err != nil {
 		return err
@@ -130,6 +134,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		ResumeInterrupted: opts.resume,
 		Logger:            log,
 		Limits:            opts.clients.apply(server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded}),
+		Cluster:           nodes,
 	})
 	if err != nil {
 		return err

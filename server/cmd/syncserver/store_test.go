@@ -23,7 +23,13 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &cluster)) }
 
 // With -store postgres://..., a turn runs and lands in PostgreSQL: the
 // answer is read back through a PostgreSQL store after the server stopped.
+// With -node as well, the node takes the session's lease to serve it.
 func TestRunOnPostgres(t *testing.T) {
+	t.Run("one node", func(t *testing.T) { runOnPostgres(t) })
+	t.Run("-node", func(t *testing.T) { runOnPostgres(t, "-node", "a", "-lease-ttl", "2s") })
+}
+
+func runOnPostgres(t *testing.T, flags ...string) {
 	url := cluster.Database(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -31,7 +37,7 @@ func TestRunOnPostgres(t *testing.T) {
 	errc := make(chan error, 1)
 	db := filepath.Join(t.TempDir(), "unused.db")
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-store", url, "-db", db, "-speed", "0", "-log-level", "error"}, out)
+		errc <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-store", url, "-db", db, "-speed", "0", "-log-level", "error"}, flags...), out)
 	}()
 	var base string
 	select {
@@ -114,5 +120,14 @@ func TestRunStoreFlagErrors(t *testing.T) {
 		"-log-level", "error"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "PostgreSQL") {
 		t.Fatalf("-store to a closed port: %v", err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-node", "a", "-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-node needs -store") {
+		t.Fatalf("-node on SQLite: %v", err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-store", "postgres://x", "-node", "a", "-lease-ttl", "0s",
+		"-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-lease-ttl") {
+		t.Fatalf("-lease-ttl 0: %v", err)
 	}
 }

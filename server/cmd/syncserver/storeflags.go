@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/server/store/postgres"
 	"github.com/agentsync/agentsync/server/store/sqlite"
@@ -17,12 +19,29 @@ import (
 // storeOptions choose the store: the SQLite file of -db (the default, no
 // services), or a PostgreSQL database named by -store.
 type storeOptions struct {
-	url string
+	url      string
+	node     string
+	leaseTTL time.Duration
 }
 
 func (o *storeOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.url, "store", "", "a postgres://... URL keeps the sessions in PostgreSQL instead of the -db SQLite file "+
-		"(one node per database: leases and fan-out across nodes are not wired into the server yet)")
+	fs.StringVar(&o.url, "store", "", "a postgres://... URL keeps the sessions in PostgreSQL instead of the -db SQLite file")
+	fs.StringVar(&o.node, "node", "", "with -store postgres://: this node's name, unique among the nodes sharing the database; "+
+		"a node serves a session only while it holds its lease (route each session to one node: nodes do not forward yet)")
+	fs.DurationVar(&o.leaseTTL, "lease-ttl", 5*time.Second, "with -node: how long a dead node's sessions wait for another node")
+}
+
+// cluster is the server's cluster config: nil without -node.
+func (o *storeOptions) cluster() (*server.Cluster, error) {
+	switch {
+	case o.node == "":
+		return nil, nil
+	case o.url == "":
+		return nil, fmt.Errorf("-node needs -store postgres://...: nodes share a PostgreSQL database")
+	case o.leaseTTL <= 0:
+		return nil, fmt.Errorf("-lease-ttl must be positive, got %s", o.leaseTTL)
+	}
+	return &server.Cluster{Node: o.node, LeaseTTL: o.leaseTTL}, nil
 }
 
 // open opens the chosen store; the caller closes it.

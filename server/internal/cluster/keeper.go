@@ -6,8 +6,8 @@
 // serving the session. The database fences a node that did not notice
 // (store.Leaser.CommitLeased).
 //
-// The session engine does not use it yet (see docs/storage.md, "Beyond one
-// machine").
+// The session engine (server/internal/session, Config.Cluster) keeps one
+// per node.
 package cluster
 
 import (
@@ -203,6 +203,28 @@ func (o *Ownership) renew(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// Forget stops serving a session (one leaving this node's memory): its
+// ownership leaves the keeper at once, so a later Own takes the lease
+// afresh at a new epoch, and the lease is released in the background (a
+// release of a lease re-taken meanwhile is a no-op: it names the old
+// epoch).
+func (k *Keeper) Forget(sessionID string) {
+	k.mu.Lock()
+	o := k.owned[sessionID]
+	delete(k.owned, sessionID)
+	k.mu.Unlock()
+	if o == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), k.cfg.TTL)
+		defer cancel()
+		if err := o.Release(ctx); err != nil {
+			k.log.Warn("release lease", "session_id", sessionID, "err", err)
+		}
+	}()
 }
 
 // Close stops renewing every lease and releases them (a graceful stop:

@@ -19,6 +19,12 @@ const DefaultQueueLimit = 4096
 // its queue overflows.
 const ResyncSlowConsumer = "slow_consumer"
 
+// ResyncOwnerChanged is the code of the resync frame every subscriber of a
+// session gets when this node stops or starts serving it (another node
+// took its lease, or this one took it from another): what the subscriber
+// saw may miss the other node's commits, so it re-reads the snapshot.
+const ResyncOwnerChanged = "owner_changed"
+
 // Hub is the set of subscribers of one session. Publish is safe for
 // concurrent use, but callers that need a total order between Subscribe's
 // initial frames and later frames (the session engine) serialise both under
@@ -92,6 +98,23 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	for _, s := range cur {
 		s.end()
+	}
+}
+
+// Resync ends every subscription with a resync frame (code, reason); the
+// hub stays open for new subscribers.
+func (h *Hub) Resync(code, reason string) {
+	h.mu.Lock()
+	cur := *h.subs.Load()
+	h.subs.Store(&[]*Subscriber{})
+	h.mu.Unlock()
+	for _, s := range cur {
+		s.mu.Lock()
+		if !s.ended && !s.closed {
+			s.resyncLocked(code, reason)
+		}
+		s.mu.Unlock()
+		s.wake()
 	}
 }
 

@@ -51,18 +51,7 @@ func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
 		return false
 	}
 	if len(s.queue)+len(frames) > s.limit {
-		// Drop what it has not read: the client re-reads the snapshot
-		// anyway. The resync frame follows the last frame it did read,
-		// so its seq is continuous.
-		clear(s.queue)
-		s.queue = append(s.queue[:0], synccore.Frame{
-			Seq:    s.delivered + 1,
-			Kind:   synccore.FrameResync,
-			Code:   ResyncSlowConsumer,
-			Reason: "subscriber queue overflow: re-read the snapshot",
-		})
-		s.seq = s.delivered + 1
-		s.ended = true
+		s.resyncLocked(ResyncSlowConsumer, "subscriber queue overflow: re-read the snapshot")
 		s.mu.Unlock()
 		s.wake()
 		return false
@@ -75,6 +64,22 @@ func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
 	s.mu.Unlock()
 	s.wake()
 	return true
+}
+
+// resyncLocked drops what the subscriber has not read (the client
+// re-reads the snapshot anyway) and ends it with a resync frame that
+// follows the last frame it did read, so its seq is continuous. Caller
+// holds s.mu.
+func (s *Subscriber) resyncLocked(code, reason string) {
+	clear(s.queue)
+	s.queue = append(s.queue[:0], synccore.Frame{
+		Seq:    s.delivered + 1,
+		Kind:   synccore.FrameResync,
+		Code:   code,
+		Reason: reason,
+	})
+	s.seq = s.delivered + 1
+	s.ended = true
 }
 
 // end stops the queue from growing; Next drains what is left, then EOF.

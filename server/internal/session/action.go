@@ -11,7 +11,7 @@ import (
 // action part. Placement: while the target turn's agent message streams,
 // the part is appended to it; otherwise it gets an agent message of its own.
 func (m *Manager) Action(ctx context.Context, sessionID string, a Action) (synccore.Message, error) {
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return synccore.Message{}, err
 	}

@@ -14,7 +14,7 @@ import (
 // on. CodeNotPending if the interaction is not pending (nothing changes),
 // CodeNotFound if the session has no such interaction.
 func (m *Manager) Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error) {
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return synccore.Message{}, err
 	}

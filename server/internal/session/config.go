@@ -42,6 +42,12 @@ type Config struct {
 	// a subscriber, a request) are never unloaded, so the bound can be
 	// passed while they are more than MaxLoaded.
 	MaxLoaded int
+	// Cluster, if set, makes this manager one node of several sharing
+	// Store (PostgreSQL): it serves a session only while it holds its
+	// lease (cluster.go), and recovers a dead node's open messages when it
+	// takes their sessions over rather than all at start. ResumeInterrupted
+	// does not apply.
+	Cluster *ClusterConfig
 }
 
 // PostMessage is the body of a user message.

@@ -29,7 +29,9 @@ func (m *Manager) evictable(s *live) bool {
 func (m *Manager) unload(s *live) {
 	if m.live[s.id] == s {
 		delete(m.live, s.id)
+		m.unloads++
 	}
+	s.releaseLease()
 	if s.lru != nil {
 		m.lru.Remove(s.lru)
 		s.lru = nil

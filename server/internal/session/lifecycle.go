@@ -26,7 +26,7 @@ func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Se
 // deleted") after which its subscription ends. Later requests about it are
 // CodeNotFound.
 func (m *Manager) Delete(ctx context.Context, sessionID string) error {
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -30,9 +31,10 @@ type live struct {
 	lru      *list.Element
 
 	mu      sync.Mutex
-	rec     store.Session // mirrors the store's row; HeadSequence is ours to advance
-	turn    *turn         // the running turn, nil when idle
-	closing bool          // shutting down: no new turns
+	rec     store.Session      // mirrors the store's row; HeadSequence is ours to advance
+	turn    *turn              // the running turn, nil when idle
+	closing bool               // shutting down: no new turns
+	own     *cluster.Ownership // the session's lease, in a cluster (cluster.go); nil when not served here
 }
 
 func (s *live) subscribe() (*fanout.Subscriber, error) {
@@ -73,7 +75,7 @@ func (s *live) commitNew(ctx context.Context, msg synccore.Message) (*synccore.M
 		msg.CreatedAt = s.m.now()
 	}
 	batch := []synccore.Message{msg}
-	if err := s.m.store.Commit(ctx, s.id, batch); err != nil {
+	if err := s.commit(ctx, batch); err != nil {
 		return nil, fmt.Errorf("session %s: commit message %d: %w", s.id, msg.Sequence, err)
 	}
 	s.rec.HeadSequence = msg.Sequence
@@ -94,7 +96,7 @@ func (s *live) commitAgent(ctx context.Context, a *agentMsg, state synccore.Mess
 	full, changed := a.snapshot(state)
 	delta := *full
 	delta.Parts = changed
-	if err := s.m.store.Commit(ctx, s.id, []synccore.Message{delta}); err != nil {
+	if err := s.commit(ctx, []synccore.Message{delta}); err != nil {
 		return nil, fmt.Errorf("session %s: commit agent message %d revision %d: %w", s.id, full.Sequence, full.Revision, err)
 	}
 	a.committedAs(full)

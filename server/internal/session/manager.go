@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -39,12 +40,18 @@ type Manager struct {
 	mu      sync.Mutex
 	live    map[string]*live
 	lru     *list.List // of *live, most recently used first (evict.go)
+	unloads int64      // sessions unloaded so far (a load's read may be stale)
 	closing bool
 
 	idleTimeout time.Duration
 	maxLoaded   int
 	stopSweep   chan struct{} // closed by Shutdown; nil without IdleTimeout
 	evicted     atomic.Int64
+
+	// keeper holds this node's session leases in a cluster (cluster.go);
+	// nil on a single node.
+	keeper *cluster.Keeper
+	node   string
 
 	turns   sync.WaitGroup // running turn goroutines
 	running atomic.Int64   // how many; tests wait for 0
@@ -109,15 +116,18 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if m.toolOut <= 0 {
 		m.toolOut = DefaultMaxToolOutput
 	}
-	recovered, err := m.store.RecoverStreaming(ctx, func(msg synccore.Message) synccore.Part {
-		return synccore.Part{
-			Type:        synccore.PartError,
-			Scope:       synccore.ErrorScopeTurn,
-			Code:        CodeInterrupted,
-			Message:     "the server stopped before this message was finished",
-			Recoverable: true,
+	if c := cfg.Cluster; c != nil {
+		if c.Node == "" {
+			return nil, errors.New("session: Config.Cluster.Node is empty")
 		}
-	})
+		// Other nodes may be serving sessions now: each is recovered when
+		// this node takes its lease (claim), never all at once.
+		m.node = c.Node
+		m.keeper = cluster.New(cluster.Config{Store: m.store, Node: c.Node, TTL: c.LeaseTTL, Logger: m.log})
+		m.startSweep()
+		return m, nil
+	}
+	recovered, err := m.store.RecoverStreaming(ctx, interruptedPart)
 	if err != nil {
 		return nil, fmt.Errorf("session: crash recovery: %w", err)
 	}
@@ -127,11 +137,15 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	if cfg.ResumeInterrupted {
 		m.resume(ctx, recovered)
 	}
+	m.startSweep()
+	return m, nil
+}
+
+func (m *Manager) startSweep() {
 	if m.idleTimeout > 0 {
 		m.stopSweep = make(chan struct{})
 		go m.sweepIdle(m.stopSweep)
 	}
-	return m, nil
 }
 
 // resume retries the turns a crash interrupted, one per session (the
@@ -234,7 +248,7 @@ func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal 
 // Subscribe opens a subscription: hello, then the streaming projection
 // (mid-stream join), then live frames.
 func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error) {
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +288,11 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	for _, s := range lives {
 		s.hub.Close()
 	}
+	if m.keeper != nil {
+		// After the turns' last commits: other nodes may take the
+		// sessions at once rather than after the lease TTL.
+		err = errors.Join(err, m.keeper.Close(ctx))
+	}
 	return err
 }
 
@@ -289,35 +308,67 @@ func (m *Manager) open() error {
 // session returns the live session, loading it on first use, and pins it
 // in memory until the caller's release(s). CodeNotFound for an unknown id.
 func (m *Manager) session(ctx context.Context, id string) (*live, error) {
-	m.mu.Lock()
-	if m.closing {
+	for {
+		m.mu.Lock()
+		if m.closing {
+			m.mu.Unlock()
+			return nil, errStopping
+		}
+		s, ok := m.live[id]
+		if ok {
+			s.pins++
+		}
+		unloads := m.unloads
 		m.mu.Unlock()
-		return nil, errStopping
+		if ok {
+			return s, nil
+		}
+		if id == "" {
+			return nil, synccore.Errorf(synccore.CodeNotFound, "session id is empty")
+		}
+		rec, err := m.store.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := m.load(id, rec, unloads); ok {
+			return s, nil
+		}
+		// A session left memory since the read: it may have been this
+		// one, loaded, written and evicted meanwhile, so rec may miss its
+		// last commits. Read again.
 	}
-	s, ok := m.live[id]
-	if ok {
-		s.pins++
-	}
-	m.mu.Unlock()
-	if ok {
-		return s, nil
-	}
-	if id == "" {
-		return nil, synccore.Errorf(synccore.CodeNotFound, "session id is empty")
-	}
-	rec, err := m.store.Session(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// load puts the session read as rec in memory, pinned, unless another
+// request loaded it meanwhile (that one is returned, pinned), or a session
+// was unloaded since the read (m.unloads moved past unloads): then false.
+func (m *Manager) load(id string, rec store.Session, unloads int64) (*live, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s, ok := m.live[id]; ok { // loaded meanwhile by another request
+	if s, ok := m.live[id]; ok {
 		s.pins++
-		return s, nil
+		return s, true
 	}
-	s = &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	if m.unloads != unloads {
+		return nil, false
+	}
+	s := &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
 	s.pins = 1
 	m.live[id] = s
 	m.track(s)
+	return s, true
+}
+
+// served is session() for a use that changes the session or streams it:
+// in a cluster this node must hold its lease (claim).
+func (m *Manager) served(ctx context.Context, id string) (*live, error) {
+	s, err := m.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.claim(ctx); err != nil {
+		m.release(s)
+		return nil, err
+	}
 	return s, nil
 }

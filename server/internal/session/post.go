@@ -25,7 +25,7 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	default:
 		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown visibility %q", vis)
 	}
-	s, err := m.session(ctx, sessionID)
+	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return synccore.Message{}, err
 	}

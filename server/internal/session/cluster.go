@@ -1,0 +1,137 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentsync/agentsync/server/internal/cluster"
+	"github.com/agentsync/agentsync/server/internal/fanout"
+	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// Several nodes on one database (Config.Cluster): a node serves a session
+// (runs its turns, commits for it, streams it to subscribers) only while it
+// holds the session's lease (cluster.Keeper, store.Leaser). Every use that
+// may change a session or stream it (post, answer, action, subscribe,
+// delete) goes through served(), which claims the lease first; a session
+// another live node holds is refused with CodeConflict naming that node.
+// Its commits go through the lease (CommitLeased), so a node that lost the
+// lease without noticing is fenced by the database. Reads of the committed
+// snapshot (pages, history, digest) need no lease.
+//
+// Not built yet (docs/storage.md): forwarding a request to the owner node
+// and carrying frames between nodes, so a deployment routes each session's
+// requests and subscriptions to one node (sticky by session id) and a
+// refused client retries on the owner.
+
+// ClusterConfig makes a Manager one node of several sharing its Store.
+type ClusterConfig struct {
+	// Node names this node, unique among the live nodes.
+	Node string
+	// LeaseTTL bounds how long a dead node's sessions wait for another
+	// node (default 5 s); leases are renewed every third of it.
+	LeaseTTL time.Duration
+}
+
+// errLeaseLost cancels a turn whose node lost the session's lease. It is a
+// shutdown for the turn's ending: the message is left to the new owner's
+// recovery (the closing commit is fenced), no unread message is answered.
+var errLeaseLost = fmt.Errorf("this node lost the session's lease: %w", errShutdown)
+
+// interruptedPart is the error part closing an agent message whose node
+// stopped mid-turn (a crash, or another node's death found at takeover).
+func interruptedPart(synccore.Message) synccore.Part {
+	return synccore.Part{
+		Type:        synccore.PartError,
+		Scope:       synccore.ErrorScopeTurn,
+		Code:        CodeInterrupted,
+		Message:     "the server stopped before this message was finished",
+		Recoverable: true,
+	}
+}
+
+// claim makes this node the session's server if it is not already: it
+// takes the lease (a previous owner's open message is closed, the session's
+// row re-read since other nodes may have committed), and resyncs the local
+// subscribers, who may have missed those commits. Without a cluster it does
+// nothing.
+func (s *live) claim(ctx context.Context) error {
+	k := s.m.keeper
+	if k == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.own != nil {
+		if !s.own.Lost() {
+			return nil
+		}
+		s.dropLease() // lost, and its watcher has not run yet
+	}
+	o, recovered, err := k.Own(ctx, s.id, interruptedPart)
+	if err != nil {
+		var se *synccore.Error
+		if errors.Is(err, store.ErrLeaseHeld) && errors.As(err, &se) {
+			return synccore.Errorf(synccore.CodeConflict, "%s: node %q does not serve it; send the session's requests there (nodes do not forward yet)", se.Message, s.m.node)
+		}
+		return fmt.Errorf("session %s: take its lease: %w", s.id, err)
+	}
+	rec, err := s.m.store.Session(ctx, s.id)
+	if err != nil {
+		_ = o.Release(ctx)
+		return fmt.Errorf("session %s: read it on taking its lease: %w", s.id, err)
+	}
+	s.rec, s.own = rec, o
+	for i := range recovered {
+		s.publishMessage(&recovered[i])
+	}
+	s.hub.Resync(fanout.ResyncOwnerChanged, "this node now serves the session: re-read the snapshot")
+	go s.watchLease(o)
+	return nil
+}
+
+// watchLease waits for the loss of o (another node took the lease, renewals
+// failed past its expiry, a commit was fenced, or it was released): the
+// session's turn stops and its subscribers here re-read the snapshot.
+func (s *live) watchLease(o *cluster.Ownership) {
+	<-o.LostC()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.own == o {
+		s.dropLease()
+	}
+}
+
+// dropLease stops serving the session after its lease was lost. Caller
+// holds s.mu.
+func (s *live) dropLease() {
+	s.own = nil
+	if s.turn != nil {
+		s.turn.cancel(errLeaseLost)
+	}
+	s.hub.Resync(fanout.ResyncOwnerChanged, "this node no longer serves the session: re-read the snapshot")
+}
+
+// commit writes a batch of the session's messages: under its lease in a
+// cluster. Caller holds s.mu.
+func (s *live) commit(ctx context.Context, batch []synccore.Message) error {
+	if s.m.keeper == nil {
+		return s.m.store.Commit(ctx, s.id, batch)
+	}
+	if s.own == nil {
+		return synccore.Errorf(synccore.CodeConflict, "session %q: node %q no longer serves it", s.id, s.m.node)
+	}
+	return s.own.Commit(ctx, batch)
+}
+
+// releaseLease gives up the session's lease when it leaves memory, so
+// another node may serve it at once; if it comes back here first, it
+// takes the lease again (cluster.Keeper.Forget). Caller holds m.mu.
+func (s *live) releaseLease() {
+	if s.m.keeper != nil {
+		s.m.keeper.Forget(s.id)
+	}
+}
