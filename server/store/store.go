@@ -26,6 +26,7 @@ package store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -155,6 +156,39 @@ func PageLimit(limit int) int {
 		limit = synccore.DefaultPageLimit
 	}
 	return min(limit, synccore.MaxPageLimit)
+}
+
+// PageBefore is the exclusive upper sequence of a page read at head: q's
+// BeforeSequence, or head+1 (up to the newest) when it is unset or past it.
+func PageBefore(q PageQuery, head int64) int64 {
+	if q.BeforeSequence <= 0 || q.BeforeSequence > head {
+		return head + 1
+	}
+	return q.BeforeSequence
+}
+
+// PageOf turns the rows of a page query, newest first and up to limit+1 of
+// them (the extra one tells that older ones remain), into the page: at most
+// limit items, oldest first, with its bounds. The items share newestFirst's
+// array, so a store may fill their parts afterwards.
+func PageOf(total int64, newestFirst []synccore.Message, limit int) synccore.MessagePage {
+	page := synccore.MessagePage{Items: newestFirst, Total: total}
+	if page.Items == nil {
+		page.Items = []synccore.Message{}
+	}
+	if len(page.Items) > limit {
+		page.HasMore = true
+		page.Items = page.Items[:limit]
+	}
+	slices.Reverse(page.Items)
+	if n := len(page.Items); n > 0 {
+		page.StartSequence = page.Items[0].Sequence
+		page.EndSequence = page.Items[n-1].Sequence
+		if page.HasMore {
+			page.NextBeforeSequence = page.StartSequence
+		}
+	}
+	return page
 }
 
 // ErrClosed is the typed answer of a closed store, a fresh error each time

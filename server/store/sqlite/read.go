@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -44,23 +43,17 @@ const (
 // session does not exist.
 func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
 	limit := store.PageLimit(q.Limit)
-	page := synccore.MessagePage{Items: []synccore.Message{}}
+	var page synccore.MessagePage
 	err := s.read(ctx, func(c *conn) error {
 		sess, err := lookupSession(c, sessionID)
 		if err != nil {
 			return err
 		}
-		page.Total = sess.head
-		query := pageAllSQL
+		total, query := sess.head, pageAllSQL
 		if !q.IncludeInternal {
-			page.Total = sess.visibleCount
-			query = pageVisibleSQL
+			total, query = sess.visibleCount, pageVisibleSQL
 		}
-		before := q.BeforeSequence
-		if before <= 0 || before > sess.head {
-			before = sess.head + 1
-		}
-		st, err := c.query(query, sess.sid, before, limit+1)
+		st, err := c.query(query, sess.sid, store.PageBefore(q, sess.head), limit+1)
 		if err != nil {
 			return err
 		}
@@ -71,23 +64,8 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 		if err := done(st); err != nil {
 			return err
 		}
-		if len(items) > limit {
-			page.HasMore = true
-			items = items[:limit]
-		}
-		slices.Reverse(items)
-		if err := loadParts(c, sess.sid, items); err != nil {
-			return err
-		}
-		page.Items = items
-		if len(items) > 0 {
-			page.StartSequence = items[0].Sequence
-			page.EndSequence = items[len(items)-1].Sequence
-			if page.HasMore {
-				page.NextBeforeSequence = page.StartSequence
-			}
-		}
-		return nil
+		page = store.PageOf(total, items, limit)
+		return loadParts(c, sess.sid, page.Items)
 	})
 	if err != nil {
 		return synccore.MessagePage{}, err
