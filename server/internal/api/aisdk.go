@@ -114,16 +114,11 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	release, ok := a.admitSubscriber(w, r, req.ID)
+	sub, release, ok := a.subscribeBounded(ctx, w, r, req.ID)
 	if !ok {
 		return
 	}
 	defer release()
-	sub, err := a.openSub(ctx, req.ID)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	defer func() { sub.Close() }()
 	switch last.Role {
 	case "assistant":
@@ -193,16 +188,11 @@ func (a *api) chatContinue(w http.ResponseWriter, r *http.Request, sessionID str
 func (a *api) chatResume(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	release, ok := a.admitSubscriber(w, r, id)
+	sub, release, ok := a.subscribeBounded(ctx, w, r, id)
 	if !ok {
 		return
 	}
 	defer release()
-	sub, err := a.openSub(ctx, id)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	defer func() { sub.Close() }()
 	// Subscribed first: the snapshot read now is at least as new as the
 	// subscription's start, and later changes arrive as frames.

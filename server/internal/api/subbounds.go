@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -59,4 +60,21 @@ func (a *api) admitSubscriber(w http.ResponseWriter, r *http.Request, sessionID 
 		a.subsPerSession.release(sessionID)
 		a.subsPerClient.release(client)
 	}, true
+}
+
+// subscribeBounded admits a new subscription of r (admitSubscriber) and
+// opens it. On a refusal or an error it has answered w and ok is false;
+// otherwise the caller closes sub, then calls release.
+func (a *api) subscribeBounded(ctx context.Context, w http.ResponseWriter, r *http.Request, sessionID string) (sub subscriber, release func(), ok bool) {
+	release, ok = a.admitSubscriber(w, r, sessionID)
+	if !ok {
+		return nil, nil, false
+	}
+	sub, err := a.openSub(ctx, sessionID)
+	if err != nil {
+		release()
+		a.writeError(w, r, err)
+		return nil, nil, false
+	}
+	return sub, release, true
 }

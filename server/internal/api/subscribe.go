@@ -33,16 +33,11 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	id := r.PathValue("id")
-	release, ok := a.admitSubscriber(w, r, id)
+	sub, release, ok := a.subscribeBounded(ctx, w, r, id)
 	if !ok {
 		return
 	}
 	defer release()
-	sub, err := a.openSub(ctx, id)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
 	defer sub.Close()
 	conn, err := a.upgrader.Upgrade(w, r)
 	if err != nil {
