@@ -33,13 +33,19 @@ func newSubscriber(h *Hub, limit int) *Subscriber {
 
 func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
 	s.mu.Lock()
+	s.pushLocked(frames)
+	s.mu.Unlock()
+	s.wake()
+}
+
+// pushLocked numbers frames in the subscription's gapless seq and queues
+// them; s.mu is held.
+func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 	for _, f := range frames {
 		s.seq++
 		f.Seq = s.seq
 		s.queue = append(s.queue, f)
 	}
-	s.mu.Unlock()
-	s.wake()
 }
 
 // enqueue appends frames, numbering them; it reports false once the
@@ -56,11 +62,7 @@ func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
 		s.wake()
 		return false
 	}
-	for _, f := range frames {
-		s.seq++
-		f.Seq = s.seq
-		s.queue = append(s.queue, f)
-	}
+	s.pushLocked(frames)
 	s.mu.Unlock()
 	s.wake()
 	return true

@@ -97,7 +97,7 @@ func (s *live) setting(ctx context.Context, a Action, title string) (synccore.Me
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return synccore.Message{}, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return synccore.Message{}, errStopping
 	}
 	rec := s.rec
 	if a.ActionType == ActionSetModel {

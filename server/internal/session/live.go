@@ -41,7 +41,7 @@ func (s *live) subscribe() (*fanout.Subscriber, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return nil, errStopping
 	}
 	frames := []synccore.Frame{{
 		Kind:         synccore.FrameHello,

@@ -34,7 +34,7 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return synccore.Message{}, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return synccore.Message{}, errStopping
 	}
 	// Join the running turn unless it is already being stopped: a message
 	// joining a turn that ends now would never be answered.

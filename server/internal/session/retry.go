@@ -32,7 +32,7 @@ func (s *live) retry(ctx context.Context) (synccore.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return synccore.Message{}, synccore.Errorf(synccore.CodeConflict, "the server is shutting down")
+		return synccore.Message{}, errStopping
 	}
 	if s.turn != nil {
 		return synccore.Message{}, synccore.Errorf(synccore.CodeConflict, "a turn is running; stop it first")
