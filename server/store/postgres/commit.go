@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -23,43 +24,122 @@ func (s *Store) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore
 	return s.commit(ctx, l.SessionID, &l, msgs)
 }
 
+// commit is two round trips inside the transaction, whatever the batch's
+// size: one pipelined batch locks the session and reads what the checks
+// need (every message's stored header and part sequences), then, once the
+// checks passed in Go, one pipelined batch writes everything. A commit
+// was a round trip per statement before (8 for one message); a checkpoint
+// is the hottest write a node makes.
 func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease, msgs []synccore.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	now := nowMillis()
 	return s.write(ctx, func(tx pgx.Tx) error {
-		sess, err := lockSession(ctx, tx, sessionID, fence)
-		if err != nil {
-			return err
-		}
-		for i := range msgs {
-			if err := commitMessage(ctx, tx, &sess, sessionID, &msgs[i], now); err != nil {
-				return err
-			}
-		}
-		if title := store.BatchTitle(msgs); title != "" {
-			// A title a user or a model set is never replaced.
-			if _, err := tx.Exec(ctx, `UPDATE sessions SET title = $1 WHERE sid = $2 AND title = ''`, title, sess.sid); err != nil {
-				return err
-			}
-		}
-		// head_sequence and visible_count are the insert trigger's.
-		_, err = tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sess.sid)
-		return err
+		return commitTx(ctx, tx, sessionID, fence, msgs, now)
 	})
 }
 
-// commitMessage validates and writes one message inside the caller's
-// transaction, advancing sess for a new message.
-func commitMessage(ctx context.Context, tx pgx.Tx, sess *sessionRow, sessionID string, m *synccore.Message, now int64) error {
-	if err := store.ValidateHeader(sessionID, m); err != nil {
-		return err
-	}
-	old, found, err := lookupHeader(ctx, tx, sess.sid, m.MessageID)
+// commitTx is a commit inside the caller's write transaction.
+func commitTx(ctx context.Context, tx pgx.Tx, sessionID string, fence *store.Lease, msgs []synccore.Message, now int64) error {
+	sess, stored, err := readForCommit(ctx, tx, sessionID, fence, msgs)
 	if err != nil {
 		return err
 	}
+	var batch pgx.Batch
+	for i := range msgs {
+		if err := queueMessage(&batch, &sess, sessionID, &msgs[i], stored, now); err != nil {
+			return err
+		}
+	}
+	if title := store.BatchTitle(msgs); title != "" {
+		// A title a user or a model set is never replaced.
+		batch.Queue(`UPDATE sessions SET title = $1 WHERE sid = $2 AND title = ''`, title, sess.sid)
+	}
+	// head_sequence and visible_count are the insert trigger's.
+	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sess.sid)
+	return tx.SendBatch(ctx, &batch).Close()
+}
+
+// storedMessage is what the checks of a commit need of a stored message.
+type storedMessage struct {
+	header store.Header
+	parts  map[string]int64 // sequence by part id, of the parts the batch gives
+}
+
+// readForCommit locks the session (declaring the transaction's lease
+// epoch, see lockSession) and reads the stored state of every message of
+// the batch, in one round trip. The header reads run after the lock in
+// the same pipeline, so they see the latest commit of any node.
+func readForCommit(ctx context.Context, tx pgx.Tx, sessionID string, fence *store.Lease, msgs []synccore.Message) (sessionRow, map[string]*storedMessage, error) {
+	var batch pgx.Batch
+	epoch := int64(0)
+	if fence != nil {
+		epoch = fence.Epoch
+	}
+	batch.Queue(lockSessionSQL, sessionID, strconv.FormatInt(epoch, 10))
+	// One lookup per message id, for the parts every occurrence gives.
+	var order []string
+	partIDs := map[string][]string{}
+	for i := range msgs {
+		id := msgs[i].MessageID
+		if _, ok := partIDs[id]; !ok {
+			order = append(order, id)
+		}
+		for _, p := range msgs[i].Parts {
+			partIDs[id] = append(partIDs[id], p.PartID)
+		}
+		if partIDs[id] == nil {
+			partIDs[id] = []string{}
+		}
+	}
+	for _, id := range order {
+		batch.Queue(`SELECT m.sequence, m.revision, m.role, m.state, m.visibility, m.part_count, m.created_at,
+				ARRAY(SELECT p.part_id FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3)),
+				ARRAY(SELECT p.sequence FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3))
+			FROM messages m JOIN sessions s ON s.sid = m.sid
+			WHERE s.session_id = $1 AND m.message_id = $2`, sessionID, id, partIDs[id])
+	}
+	results := tx.SendBatch(ctx, &batch)
+	defer results.Close()
+	sess, err := scanSessionRow(results.QueryRow(), sessionID)
+	if err != nil {
+		return sess, nil, err
+	}
+	if err := store.CheckFence(sessionID, fence, sess.leaseNode, sess.leaseEpoch); err != nil {
+		return sess, nil, err
+	}
+	stored := make(map[string]*storedMessage, len(order))
+	for _, id := range order {
+		var h store.Header
+		var role, state, visibility string
+		var ids []string
+		var seqs []int64
+		err := results.QueryRow().Scan(&h.Sequence, &h.Revision, &role, &state, &visibility, &h.PartCount, &h.CreatedAt, &ids, &seqs)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return sess, nil, err
+		}
+		h.Role, h.State, h.Visibility = synccore.Role(role), synccore.MessageState(state), synccore.Visibility(visibility)
+		sm := &storedMessage{header: h, parts: make(map[string]int64, len(ids))}
+		for j, id := range ids {
+			sm.parts[id] = seqs[j]
+		}
+		stored[id] = sm
+	}
+	return sess, stored, results.Close()
+}
+
+// queueMessage checks one message against the stored state (and what the
+// batch wrote before it) and queues its writes, advancing sess for a new
+// message and stored for the messages after it.
+func queueMessage(batch *pgx.Batch, sess *sessionRow, sessionID string, m *synccore.Message, stored map[string]*storedMessage, now int64) error {
+	if err := store.ValidateHeader(sessionID, m); err != nil {
+		return err
+	}
+	old, found := stored[m.MessageID]
 	if !found {
 		if err := store.CheckNew(m, sess.head); err != nil {
 			return err
@@ -67,85 +147,31 @@ func commitMessage(ctx context.Context, tx pgx.Tx, sess *sessionRow, sessionID s
 		if m.CreatedAt == 0 {
 			m.CreatedAt = now
 		}
+		old = &storedMessage{parts: map[string]int64{}}
 	} else {
-		if err := old.CheckUpdate(m); err != nil {
+		if err := old.header.CheckUpdate(m); err != nil {
 			return err
 		}
-		m.CreatedAt = old.CreatedAt
+		m.CreatedAt = old.header.CreatedAt
 	}
-	var stored map[string]int64
-	if found {
-		if stored, err = partSequences(ctx, tx, sess.sid, m); err != nil {
-			return err
-		}
-	}
-	count, err := store.CheckParts(m, old.PartCount, found, func(partID string) (int64, error) {
-		return stored[partID], nil
+	count, err := store.CheckParts(m, old.header.PartCount, found, func(partID string) (int64, error) {
+		return old.parts[partID], nil
 	})
 	if err != nil {
 		return err
 	}
 	if !found {
 		// The header goes first: parts reference it (foreign key).
-		if _, err := tx.Exec(ctx, `INSERT INTO messages (sid, sequence, message_id, revision, role, state, turn_id,
+		batch.Queue(`INSERT INTO messages (sid, sequence, message_id, revision, role, state, turn_id,
 				visibility, created_at, part_count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			sess.sid, m.Sequence, m.MessageID, m.Revision, string(m.Role), string(m.State), m.TurnID,
-			string(m.Visibility), m.CreatedAt, count); err != nil {
-			return err
-		}
+			string(m.Visibility), m.CreatedAt, count)
 		sess.head = m.Sequence
-	} else if _, err := tx.Exec(ctx, `UPDATE messages SET revision = $1, state = $2, turn_id = $3, part_count = $4
+	} else {
+		batch.Queue(`UPDATE messages SET revision = $1, state = $2, turn_id = $3, part_count = $4
 			WHERE sid = $5 AND sequence = $6`,
-		m.Revision, string(m.State), m.TurnID, count, sess.sid, old.Sequence); err != nil {
-		return err
+			m.Revision, string(m.State), m.TurnID, count, sess.sid, old.header.Sequence)
 	}
-	return writeParts(ctx, tx, sess.sid, m)
-}
-
-func lookupHeader(ctx context.Context, tx pgx.Tx, sid int64, messageID string) (store.Header, bool, error) {
-	var h store.Header
-	var role, state, visibility string
-	err := tx.QueryRow(ctx, `SELECT sequence, revision, role, state, visibility, part_count, created_at
-		FROM messages WHERE sid = $1 AND message_id = $2`, sid, messageID).
-		Scan(&h.Sequence, &h.Revision, &role, &state, &visibility, &h.PartCount, &h.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Header{}, false, nil
-	}
-	if err != nil {
-		return store.Header{}, false, err
-	}
-	h.Role, h.State, h.Visibility = synccore.Role(role), synccore.MessageState(state), synccore.Visibility(visibility)
-	return h, true, nil
-}
-
-// partSequences returns the stored sequences of m's given parts, by id, in
-// one query.
-func partSequences(ctx context.Context, tx pgx.Tx, sid int64, m *synccore.Message) (map[string]int64, error) {
-	ids := make([]string, len(m.Parts))
-	for i, p := range m.Parts {
-		ids[i] = p.PartID
-	}
-	rows, err := tx.Query(ctx, `SELECT part_id, sequence FROM parts WHERE sid = $1 AND msg_sequence = $2 AND part_id = ANY($3)`,
-		sid, m.Sequence, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(ids))
-	var id string
-	var seq int64
-	_, err = pgx.ForEachRow(rows, []any{&id, &seq}, func() error {
-		out[id] = seq
-		return nil
-	})
-	return out, err
-}
-
-// writeParts upserts the (already validated) parts of m in one round trip.
-func writeParts(ctx context.Context, tx pgx.Tx, sid int64, m *synccore.Message) error {
-	if len(m.Parts) == 0 {
-		return nil
-	}
-	var batch pgx.Batch
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		body, err := synccore.AppendPart(nil, p)
@@ -154,7 +180,13 @@ func writeParts(ctx context.Context, tx pgx.Tx, sid int64, m *synccore.Message) 
 		}
 		batch.Queue(`INSERT INTO parts (sid, msg_sequence, sequence, part_id, body) VALUES ($1, $2, $3, $4, $5)
 				ON CONFLICT (sid, msg_sequence, sequence) DO UPDATE SET body = excluded.body`,
-			sid, m.Sequence, p.Sequence, p.PartID, body)
+			sess.sid, m.Sequence, p.Sequence, p.PartID, body)
+		old.parts[p.PartID] = p.Sequence
 	}
-	return tx.SendBatch(ctx, &batch).Close()
+	// A later message of the batch with the same id is checked against
+	// this one, as it would be had this one been written already.
+	old.header = store.Header{Sequence: m.Sequence, Revision: m.Revision, Role: m.Role, State: m.State,
+		Visibility: m.Visibility, CreatedAt: m.CreatedAt, PartCount: count}
+	stored[m.MessageID] = old
+	return nil
 }

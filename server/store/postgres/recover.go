@@ -76,10 +76,7 @@ func (s *Store) recoverMessage(ctx context.Context, sessionID, messageID string,
 		}
 		whole, delta := store.RecoverMessage(m, mkErr)
 		// Commit only the changed parts: the others are kept.
-		if err := commitMessage(ctx, tx, &sess, sessionID, &delta, m.CreatedAt); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET updated_at = $1 WHERE sid = $2`, nowMillis(), sess.sid); err != nil {
+		if err := commitTx(ctx, tx, sessionID, fence, []synccore.Message{delta}, nowMillis()); err != nil {
 			return err
 		}
 		rec, recovered = whole, true

@@ -166,14 +166,15 @@ func lookupSession(ctx context.Context, tx pgx.Tx, id string) (sessionRow, error
 // declares the lease epoch the transaction writes at (fence's, or 0 for
 // an unleased write), which the schema's triggers check against the
 // session's, and checks it here first for a typed error.
+const lockSessionSQL = `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch
+	FROM sessions, set_config('agentsync.lease_epoch', $2, true) WHERE session_id = $1 FOR UPDATE OF sessions`
+
 func lockSession(ctx context.Context, tx pgx.Tx, id string, fence *store.Lease) (sessionRow, error) {
 	epoch := int64(0)
 	if fence != nil {
 		epoch = fence.Epoch
 	}
-	row, err := scanSessionRow(tx.QueryRow(ctx, `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch
-		FROM sessions, set_config('agentsync.lease_epoch', $2, true) WHERE session_id = $1 FOR UPDATE OF sessions`,
-		id, strconv.FormatInt(epoch, 10)), id)
+	row, err := scanSessionRow(tx.QueryRow(ctx, lockSessionSQL, id, strconv.FormatInt(epoch, 10)), id)
 	if err != nil {
 		return row, err
 	}
