@@ -24,25 +24,44 @@ func (s *Store) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore
 	return s.commit(ctx, l.SessionID, &l, msgs)
 }
 
-// commit is two round trips inside the transaction, whatever the batch's
-// size: one pipelined batch locks the session and reads what the checks
-// need (every message's stored header and part sequences), then, once the
-// checks passed in Go, one pipelined batch writes everything. A commit
-// was a round trip per statement before (8 for one message); a checkpoint
-// is the hottest write a node makes.
+// commit is two round trips, whatever the batch's size: one pipelined
+// batch begins the transaction, locks the session and reads what the
+// checks need (every message's stored header and part sequences); once the
+// checks passed in Go, a second writes everything and commits. (PostgreSQL
+// turns a pipeline's implicit transaction into a regular one at BEGIN; a
+// statement that fails makes the server skip the rest of its pipeline,
+// COMMIT included.) A commit was a round trip per statement before, 8 for
+// one message; a checkpoint is the hottest write a node makes.
 func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease, msgs []synccore.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	now := nowMillis()
-	return s.write(ctx, func(tx pgx.Tx) error {
-		return commitTx(ctx, tx, sessionID, fence, msgs, now)
-	})
+	if s.closed.Load() {
+		return store.ErrClosed()
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return s.typed(ctx, err)
+	}
+	// A connection released inside a transaction (a failed commit whose
+	// ROLLBACK failed too) is closed by the pool, never reused.
+	defer conn.Release()
+	err = commitIn(ctx, conn, sessionID, fence, msgs, nowMillis(), true)
+	if err != nil {
+		if conn.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+		return s.typed(ctx, err)
+	}
+	s.commits.Add(1)
+	return nil
 }
 
-// commitTx is a commit inside the caller's write transaction.
-func commitTx(ctx context.Context, tx pgx.Tx, sessionID string, fence *store.Lease, msgs []synccore.Message, now int64) error {
-	sess, stored, err := readForCommit(ctx, tx, sessionID, fence, msgs)
+// commitIn checks and writes a commit in two pipelined batches; own says
+// whether it begins and commits its transaction (else it runs inside the
+// caller's).
+func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store.Lease, msgs []synccore.Message, now int64, own bool) error {
+	sess, stored, err := readForCommit(ctx, c, sessionID, fence, msgs, own)
 	if err != nil {
 		return err
 	}
@@ -58,7 +77,15 @@ func commitTx(ctx context.Context, tx pgx.Tx, sessionID string, fence *store.Lea
 	}
 	// head_sequence and visible_count are the insert trigger's.
 	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sess.sid)
-	return tx.SendBatch(ctx, &batch).Close()
+	if own {
+		batch.Queue(`COMMIT`)
+	}
+	return c.SendBatch(ctx, &batch).Close()
+}
+
+// batchSender is a pgx.Tx or a connection.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // storedMessage is what the checks of a commit need of a stored message.
@@ -71,8 +98,11 @@ type storedMessage struct {
 // epoch, see lockSession) and reads the stored state of every message of
 // the batch, in one round trip. The header reads run after the lock in
 // the same pipeline, so they see the latest commit of any node.
-func readForCommit(ctx context.Context, tx pgx.Tx, sessionID string, fence *store.Lease, msgs []synccore.Message) (sessionRow, map[string]*storedMessage, error) {
+func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *store.Lease, msgs []synccore.Message, begin bool) (sessionRow, map[string]*storedMessage, error) {
 	var batch pgx.Batch
+	if begin {
+		batch.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+	}
 	epoch := int64(0)
 	if fence != nil {
 		epoch = fence.Epoch
@@ -100,8 +130,13 @@ func readForCommit(ctx context.Context, tx pgx.Tx, sessionID string, fence *stor
 			FROM messages m JOIN sessions s ON s.sid = m.sid
 			WHERE s.session_id = $1 AND m.message_id = $2`, sessionID, id, partIDs[id])
 	}
-	results := tx.SendBatch(ctx, &batch)
+	results := c.SendBatch(ctx, &batch)
 	defer results.Close()
+	if begin {
+		if _, err := results.Exec(); err != nil {
+			return sessionRow{}, nil, err
+		}
+	}
 	sess, err := scanSessionRow(results.QueryRow(), sessionID)
 	if err != nil {
 		return sess, nil, err

@@ -76,7 +76,7 @@ func (s *Store) recoverMessage(ctx context.Context, sessionID, messageID string,
 		}
 		whole, delta := store.RecoverMessage(m, mkErr)
 		// Commit only the changed parts: the others are kept.
-		if err := commitTx(ctx, tx, sessionID, fence, []synccore.Message{delta}, nowMillis()); err != nil {
+		if err := commitIn(ctx, tx, sessionID, fence, []synccore.Message{delta}, nowMillis(), false); err != nil {
 			return err
 		}
 		rec, recovered = whole, true

@@ -62,7 +62,7 @@ func TestDatabaseEnforcesTheRules(t *testing.T) {
 	}
 	// And the trigger's refusal reaches a caller as a typed conflict.
 	_, err = conn.Exec(ctx, insert, sid, 7, "gap", 1)
-	storetest.WantCode(t, typed(ctx, err), synccore.CodeConflict)
+	storetest.WantCode(t, s.typed(ctx, err), synccore.CodeConflict)
 }
 
 // Nodes that start together migrate the schema once: each Open waits its
@@ -155,7 +155,7 @@ func TestDatabaseFencesStaleEpochs(t *testing.T) {
 	}
 	for _, epoch := range []string{"", "0", strconv.FormatInt(stale.Epoch, 10)} {
 		err := insertAt(epoch)
-		if !errors.Is(typed(ctx, err), store.ErrLeaseLost) {
+		if !errors.Is(s.typed(ctx, err), store.ErrLeaseLost) {
 			t.Errorf("a write at epoch %q to a session at epoch %d: %v, want fenced", epoch, current.Epoch, err)
 		}
 	}

@@ -122,19 +122,19 @@ func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx)
 	if s.closed.Load() {
 		return store.ErrClosed()
 	}
-	err := pgx.BeginTxFunc(ctx, s.pool, opts, fn)
-	if err != nil && s.closed.Load() {
-		return store.ErrClosed()
-	}
-	return typed(ctx, err)
+	return s.typed(ctx, pgx.BeginTxFunc(ctx, s.pool, opts, fn))
 }
 
 // typed turns the database's refusals into the contract's typed errors:
 // a rule the schema enforces is CodeConflict, an id already taken too; a
-// cancelled context is the context's error.
-func typed(ctx context.Context, err error) error {
+// cancelled context is the context's error; any failure after Close is
+// CodeClosed.
+func (s *Store) typed(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
+	}
+	if s.closed.Load() {
+		return store.ErrClosed()
 	}
 	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		return fmt.Errorf("%w (%v)", ctx.Err(), err)
