@@ -2,6 +2,7 @@ package multinode
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -75,12 +76,13 @@ type commitGate struct {
 	mu      sync.Mutex
 	held    chan struct{} // nil: commits pass
 	entered chan struct{} // one value per commit held
+	late    chan error    // the result of each held commit, once it ran
 }
 
 func (g *commitGate) arm() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.held, g.entered = make(chan struct{}), make(chan struct{}, 64)
+	g.held, g.entered, g.late = make(chan struct{}), make(chan struct{}, 64), make(chan error, 64)
 }
 
 func (g *commitGate) open() {
@@ -107,14 +109,31 @@ func (g *commitGate) waitHeld(t *testing.T) {
 
 func (g *commitGate) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore.Message) error {
 	g.mu.Lock()
-	held, entered := g.held, g.entered
+	held, entered, late := g.held, g.entered, g.late
 	g.mu.Unlock()
-	if held != nil {
-		entered <- struct{}{}
-		<-held
-		ctx = context.WithoutCancel(ctx)
+	if held == nil {
+		return g.Store.CommitLeased(ctx, l, msgs)
 	}
-	return g.Store.CommitLeased(ctx, l, msgs)
+	entered <- struct{}{}
+	<-held
+	err := g.Store.CommitLeased(context.WithoutCancel(ctx), l, msgs)
+	late <- err
+	return err
+}
+
+// lateCommit is the result of the first commit the gate held.
+func (g *commitGate) lateCommit(t *testing.T) error {
+	t.Helper()
+	g.mu.Lock()
+	late := g.late
+	g.mu.Unlock()
+	select {
+	case err := <-late:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held commit did not run")
+		return nil
+	}
 }
 
 // reply is one raw HTTP answer.
@@ -170,4 +189,15 @@ func userTexts(msgs []synccore.Message) []string {
 		}
 	}
 	return out
+}
+
+// historyAs is n.history with the given headers (a principal's token).
+func historyAs(t *testing.T, n *node, sid string, header map[string]string) []synccore.Message {
+	t.Helper()
+	r := n.send("GET", "/v1/sessions/"+sid+"/messages?limit=200&include_internal=true", "", header)
+	var p synccore.MessagePage
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &p) != nil {
+		t.Fatalf("history: %d %s", r.status, r.body)
+	}
+	return p.Items
 }
