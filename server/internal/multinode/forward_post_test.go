@@ -262,3 +262,36 @@ func TestForwardedRetriesNeverDoublePost(t *testing.T) {
 		t.Fatalf("the lease moved to %s at epoch %d", h, e)
 	}
 }
+
+// Actions and a delete sent to nodes that do not serve the session run on
+// the one that does: set_model through c changes a's session, the delete
+// through b removes it for every node.
+func TestForwardedActionAndDelete(t *testing.T) {
+	db, ns := pg.Database(t), startNATS(t)
+	a := startForwardingNode(t, db, "node-a", ns, nil)
+	b := startForwardingNode(t, db, "node-b", ns, nil)
+	c := startForwardingNode(t, db, "node-c", ns, nil)
+	sid := exchangeOn(t, a.node)
+	_, epoch := lease(t, db, sid)
+
+	r := c.call("POST", "/v1/sessions/"+sid+"/actions", `{"action_type":"set_approval_mode","value":"ask"}`)
+	var msg synccore.Message
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &msg) != nil || len(msg.Parts) == 0 ||
+		msg.Parts[len(msg.Parts)-1].Type != synccore.PartAction {
+		t.Fatalf("action on c: %d %s", r.status, r.body)
+	}
+	if h, e := lease(t, db, sid); h != "node-a" || e != epoch {
+		t.Fatalf("the lease moved to %s at epoch %d", h, e)
+	}
+	if r := b.call("DELETE", "/v1/sessions/"+sid, ""); r.status != http.StatusNoContent {
+		t.Fatalf("delete on b: %d %s", r.status, r.body)
+	}
+	for _, n := range []*fwdNode{a, b, c} {
+		if r := n.call("GET", "/v1/sessions/"+sid+"/messages", ""); r.status != http.StatusNotFound {
+			t.Fatalf("messages on %s after the delete: %d %s", n.name, r.status, r.body)
+		}
+		if r := n.post(sid, "after the delete"); r.status != http.StatusNotFound {
+			t.Fatalf("post on %s after the delete: %d %s", n.name, r.status, r.body)
+		}
+	}
+}
