@@ -147,7 +147,9 @@ func writeForwarded(w http.ResponseWriter, resp *forward.Response) {
 			h.Set(k, v)
 		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	if len(resp.Body) > 0 { // none on a 204
+		h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	}
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Body)
 }
