@@ -28,9 +28,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	agentsyncjs "github.com/agentsync/agentsync/js"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/api"
+	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/internal/web"
 	"github.com/agentsync/agentsync/server/model"
@@ -89,6 +92,14 @@ type Cluster struct {
 	// LeaseTTL bounds how long a dead node's sessions wait before another
 	// node takes them over (default 5 s); leases renew every third of it.
 	LeaseTTL time.Duration
+	// NATS, if set, connects the nodes: a request that changes a session
+	// another node serves (post, answer, action, delete) is forwarded to
+	// that node and answered with its answer, instead of 409 conflict. The
+	// caller connects it and closes it after Server.Close. Only the
+	// cluster's nodes may publish on it (docs/storage.md, Forwarding).
+	NATS *nats.Conn
+	// ForwardTimeout bounds one forwarded request (default 10 s).
+	ForwardTimeout time.Duration
 }
 
 // Defaults of the Limits that bound one client. A client is a principal,
@@ -141,8 +152,9 @@ type Limits struct {
 
 // Server serves the protocol. It is an http.Handler; Close stops it.
 type Server struct {
-	mgr     *session.Manager
-	handler *api.Handler
+	mgr       *session.Manager
+	handler   *api.Handler
+	responder *forward.Responder // nil without Cluster.NATS
 }
 
 // client is the API's view of the limits per client, defaults filled in
@@ -216,7 +228,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Demo {
 		apiCfg.StaticFS, apiCfg.JSFS, apiCfg.WASM = web.Static, agentsyncjs.Files, module.Wasm
 	}
-	return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
+	c := cfg.Cluster
+	if c == nil || c.NATS == nil {
+		return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
+	}
+	apiCfg.Forward = forward.NewClient(c.NATS, c.Node, c.ForwardTimeout)
+	s := &Server{mgr: mgr, handler: api.New(apiCfg)}
+	if s.responder, err = forward.Serve(c.NATS, c.Node, s.handler, log); err != nil {
+		_ = mgr.Shutdown(ctx)
+		return nil, fmt.Errorf("server: answer forwarded requests: %w", err)
+	}
+	return s, nil
 }
 
 func (c *Cluster) session() *session.ClusterConfig {
@@ -237,9 +259,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // close code 1001 (going away), which clients treat as a lost connection
 // and reconnect, to this server's successor. It returns when done or when
 // ctx ends, whichever is first; subscriptions are closed either way.
+//
+// In a cluster with NATS, requests other nodes forward here meanwhile are
+// refused as not served here (they claim the session again); after the
+// leases are released, this node stops answering them.
 func (s *Server) Close(ctx context.Context) error {
 	s.handler.Drain()
-	return s.mgr.Shutdown(ctx)
+	err := s.mgr.Shutdown(ctx)
+	if s.responder != nil {
+		err = errors.Join(err, s.responder.Close(ctx))
+	}
+	return err
 }
 
 // Digest is the view digest of a session as a client that holds all of it

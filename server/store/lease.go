@@ -56,11 +56,25 @@ var (
 	ErrLeaseLost = errors.New("store: lease lost")
 )
 
+// LeaseHeld is ErrLeaseHeld with the holder: errors.Is(err, ErrLeaseHeld)
+// and errors.As(err, **synccore.Error) (CodeConflict) both hold, and the
+// session engine reads Node to route the request to the holder.
+type LeaseHeld struct {
+	SessionID string
+	Node      string    // the node holding the lease
+	Expires   time.Time // when it lapses unless renewed, by the store's clock
+	typed     *synccore.Error
+}
+
 // LeaseHeldError is ErrLeaseHeld with the holder, typed CodeConflict.
 func LeaseHeldError(sessionID, holder string, expires time.Time) error {
-	return fmt.Errorf("%w: %w", ErrLeaseHeld, synccore.Errorf(synccore.CodeConflict,
-		"session %q is leased to node %q until %s", sessionID, holder, expires.UTC().Format(time.RFC3339Nano)))
+	return &LeaseHeld{SessionID: sessionID, Node: holder, Expires: expires, typed: synccore.Errorf(synccore.CodeConflict,
+		"session %q is leased to node %q until %s", sessionID, holder, expires.UTC().Format(time.RFC3339Nano))}
 }
+
+func (e *LeaseHeld) Error() string        { return ErrLeaseHeld.Error() + ": " + e.typed.Error() }
+func (e *LeaseHeld) Is(target error) bool { return target == ErrLeaseHeld }
+func (e *LeaseHeld) Unwrap() error        { return e.typed }
 
 // LeaseLostError is ErrLeaseLost for l, typed CodeConflict.
 func LeaseLostError(l Lease, epoch int64) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -56,6 +57,9 @@ type Config struct {
 	// Limits bound each client's request rate and subscriptions; zero
 	// fields mean no bound.
 	Limits Limits
+	// Forward, if set, forwards a request that changes a session another
+	// node serves to that node (forward.go); nil answers 409 conflict.
+	Forward *forward.Client
 }
 
 // Handler serves the API; Drain refuses what comes after it.
@@ -93,6 +97,9 @@ type api struct {
 	subsPerSession *counter
 	subsPerClient  *counter
 	draining       atomic.Bool
+
+	fwd    *forward.Client // nil: no forwarding
+	writes http.Handler    // the sessionWrites endpoints, for requests forwarded here
 }
 
 // New returns the server's handler. Unknown routes answer 404 not_found.
@@ -109,6 +116,7 @@ func New(cfg Config) *Handler {
 		rate:           newRateLimiter(cfg.Limits.RequestRate, cfg.Limits.RequestBurst),
 		subsPerSession: newCounter(cfg.Limits.SubscribersPerSession),
 		subsPerClient:  newCounter(cfg.Limits.SubscribersPerClient),
+		fwd:            cfg.Forward,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

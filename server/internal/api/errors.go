@@ -26,6 +26,9 @@ func asTyped(err error) (*synccore.Error, bool) {
 // writeError answers with {code, message} in the encoding the client asked
 // for and the status of the code.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if routedElsewhere(r, err) {
+		return
+	}
 	te, typed := asTyped(err)
 	status := synccore.HTTPStatus(te.Code) // the one table: synccore/errcodes.go
 	if !typed || status >= 500 {

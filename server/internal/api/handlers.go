@@ -107,6 +107,7 @@ func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	req.IdempotencyKey = r.Header.Get("Idempotency-Key")
 	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), req)
 	a.writeMessage(w, r, http.StatusCreated, msg, err)
 }

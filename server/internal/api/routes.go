@@ -19,11 +19,15 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("POST /v1/sessions", endpoint(a.createSession))
 	mux.HandleFunc("GET /v1/sessions", endpoint(a.listSessions))
 	mux.HandleFunc("PATCH /v1/sessions/{id}", endpoint(a.owned(a.renameSession)))
-	mux.HandleFunc("DELETE /v1/sessions/{id}", endpoint(a.owned(a.deleteSession)))
 	mux.HandleFunc("GET /v1/sessions/{id}/messages", endpoint(a.owned(a.getMessages)))
-	mux.HandleFunc("POST /v1/sessions/{id}/messages", endpoint(a.owned(a.postMessage)))
-	mux.HandleFunc("POST /v1/sessions/{id}/interactions/{interaction_id}", endpoint(a.owned(a.answer)))
-	mux.HandleFunc("POST /v1/sessions/{id}/actions", endpoint(a.owned(a.action)))
+	// The session writes, here and for the requests other nodes forward.
+	writes := http.NewServeMux()
+	for _, e := range a.sessionWrites() {
+		mux.HandleFunc(e.pattern, endpoint(a.forwarding(a.owned(e.handler))))
+		writes.HandleFunc(e.pattern, a.owned(e.handler))
+	}
+	writes.HandleFunc("/", a.noRoute)
+	a.writes = a.recoverPanics(writes)
 	// The upgrade takes the token from ?token= too: a browser cannot set
 	// headers on it.
 	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.limited(a.owned(a.subscribe))))
@@ -52,9 +56,30 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 			static.ServeHTTP(w, r)
 			return
 		}
-		a.writeError(w, r, synccore.Errorf(synccore.CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
+		a.noRoute(w, r)
 	})
 	return mux
+}
+
+// sessionWrites are the endpoints that change a session under its lease:
+// on a node that does not serve the session they are forwarded to the one
+// that does (forward.go).
+func (a *api) sessionWrites() []route {
+	return []route{
+		{"DELETE /v1/sessions/{id}", a.deleteSession},
+		{"POST /v1/sessions/{id}/messages", a.postMessage},
+		{"POST /v1/sessions/{id}/interactions/{interaction_id}", a.answer},
+		{"POST /v1/sessions/{id}/actions", a.action},
+	}
+}
+
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+func (a *api) noRoute(w http.ResponseWriter, r *http.Request) {
+	a.writeError(w, r, synccore.Errorf(synccore.CodeNotFound, "no route %s %s", r.Method, r.URL.Path))
 }
 
 func (a *api) healthz(w http.ResponseWriter, r *http.Request) {

@@ -22,10 +22,9 @@ import (
 // lease without noticing is fenced by the database. Reads of the committed
 // snapshot (pages, history, digest) need no lease.
 //
-// Not built yet (docs/storage.md): forwarding a request to the owner node
-// and carrying frames between nodes, so a deployment routes each session's
-// requests and subscriptions to one node (sticky by session id) and a
-// refused client retries on the owner.
+// A refusal is an *OwnedElsewhere: the API forwards the request to that
+// node when the cluster has NATS (server/internal/forward), and answers the
+// 409 otherwise.
 
 // ClusterConfig makes a Manager one node of several sharing its Store.
 type ClusterConfig struct {
@@ -35,6 +34,19 @@ type ClusterConfig struct {
 	// node (default 5 s); leases are renewed every third of it.
 	LeaseTTL time.Duration
 }
+
+// OwnedElsewhere refuses a use of a session whose lease another live node
+// holds: to a client it is the typed CodeConflict it unwraps to (409, naming
+// the node); to the API it says where to forward the request.
+type OwnedElsewhere struct {
+	SessionID string
+	Node      string    // the node serving the session
+	Expires   time.Time // its lease's expiry, by the store's clock, unless renewed
+	typed     *synccore.Error
+}
+
+func (e *OwnedElsewhere) Error() string { return e.typed.Error() }
+func (e *OwnedElsewhere) Unwrap() error { return e.typed }
 
 // errLeaseLost cancels a turn whose node lost the session's lease. It is a
 // shutdown for the turn's ending: the message is left to the new owner's
@@ -73,9 +85,11 @@ func (s *live) claim(ctx context.Context) error {
 	}
 	o, recovered, err := k.Own(ctx, s.id, interruptedPart)
 	if err != nil {
+		var held *store.LeaseHeld
 		var se *synccore.Error
-		if errors.Is(err, store.ErrLeaseHeld) && errors.As(err, &se) {
-			return synccore.Errorf(synccore.CodeConflict, "%s: node %q does not serve it; send the session's requests there (nodes do not forward yet)", se.Message, s.m.node)
+		if errors.As(err, &held) && errors.As(err, &se) {
+			return &OwnedElsewhere{SessionID: s.id, Node: held.Node, Expires: held.Expires,
+				typed: synccore.Errorf(synccore.CodeConflict, "%s: node %q does not serve it; send the session's requests there", se.Message, s.m.node)}
 		}
 		return fmt.Errorf("session %s: take its lease: %w", s.id, err)
 	}

@@ -54,6 +54,10 @@ type Config struct {
 type PostMessage struct {
 	Parts      []synccore.Part     `json:"parts" msgpack:"parts"`
 	Visibility synccore.Visibility `json:"visibility,omitempty" msgpack:"visibility,omitempty"`
+	// IdempotencyKey, from the request's Idempotency-Key header, makes a
+	// retried post safe: a post whose key the session already has returns
+	// the message the first one committed (idempotent.go).
+	IdempotencyKey string `json:"-" msgpack:"-"`
 }
 
 // Action is a session operation.

@@ -17,6 +17,10 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	if err != nil {
 		return synccore.Message{}, err
 	}
+	msgID, err := userMessageID(sessionID, req.IdempotencyKey)
+	if err != nil {
+		return synccore.Message{}, err
+	}
 	vis := req.Visibility
 	switch vis {
 	case "":
@@ -36,6 +40,11 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	if s.closing {
 		return synccore.Message{}, errStopping
 	}
+	if req.IdempotencyKey != "" {
+		if prev, found, err := s.posted(ctx, msgID); found || err != nil {
+			return prev, err
+		}
+	}
 	// Join the running turn unless it is already being stopped: a message
 	// joining a turn that ends now would never be answered.
 	t := s.turn
@@ -45,7 +54,7 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 		turnID = t.id
 	}
 	msg, err := s.commitNew(ctx, synccore.Message{
-		MessageID:  newID("msg_"),
+		MessageID:  msgID,
 		Role:       synccore.RoleUser,
 		TurnID:     turnID,
 		Visibility: vis,
