@@ -120,7 +120,7 @@ export class MarkdownView {
     this.settledEnd = 0; // source[0:settledEnd] is rendered in settled blocks
     this.plain = null; // StreamText showing a huge open block as plain text
     this.streaming = false;
-    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0 };
+    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0 };
   }
 
   /** set shows text; while streaming an extension of the shown text is appended. */
@@ -189,8 +189,26 @@ export class MarkdownView {
     this.#renderOpen();
   }
 
+  // showPlain shows the open block as plain appended text (a StreamText).
+  #showPlain() {
+    if (!this.plain) {
+      this.plain = new StreamText('md-plain');
+      this.tail.replaceChildren(this.plain.el);
+    }
+    this.plain.set(this.source.slice(this.settledEnd), true);
+  }
+
   #renderOpen() {
     const open = this.source.slice(this.settledEnd);
+    // A long open text without a blank line is shown plain without lexing
+    // it, as append() keeps it until a blank line comes: lexing a 50 KB
+    // paragraph costs a frame or more, and a stream's first view or a
+    // snapshot re-read can hold that much at once.
+    if (open.length > OPEN_LIMIT && !open.includes('\n\n')) {
+      this.#showPlain();
+      return;
+    }
+    this.stats.lexedChars += open.length;
     const tokens = md.lexer(open);
     let k = tokens.length - 1;
     while (k > 0 && tokens[k].type === 'space') k--;
@@ -208,11 +226,7 @@ export class MarkdownView {
     }
     const rest = this.source.length - this.settledEnd;
     if (rest > OPEN_LIMIT) {
-      if (!this.plain) {
-        this.plain = new StreamText('md-plain');
-        this.tail.replaceChildren(this.plain.el);
-      }
-      this.plain.set(this.source.slice(this.settledEnd), true);
+      this.#showPlain();
       return;
     }
     this.plain = null;

@@ -12,7 +12,12 @@
 // one line ends a little early), and textContent stays exactly the text.
 // Once the part is done the chunks are joined again, unless the text is
 // longer than JOIN_LIMIT: laying out a 1 MB paragraph as one block holds
-// the main thread for most of a second, so a long text stays in chunks.
+// the main thread for most of a second, so a long text stays in chunks, the
+// very nodes it streamed into (no reflow when it is done), and a done text
+// that extends what is shown (a snapshot re-read after a resync) is
+// appended too. A text shown from scratch is cut into chunks off the
+// document and inserted once: appending to nodes already on the page costs
+// an invalidation per chunk.
 
 const CHUNK = 2048;
 const NEWLINE_REACH = 1024;
@@ -24,13 +29,16 @@ export class StreamText {
     this.el.className = className;
     if (testid) this.el.dataset.testid = testid;
     this.shown = '';
+    this.into = this.el; // where a new chunk goes: a fragment while #reset builds
+    this.stats = { resets: 0 }; // read by tests: a streamed text is built once
     this.#reset('');
   }
 
   /**
    * set shows text, appending when it extends what is shown. While
    * streaming the text is chunked; once it stops, the chunks are joined
-   * back into one block (a single layout) so no line ends early.
+   * back into one block (a single layout) so no line ends early, unless
+   * the text is longer than JOIN_LIMIT: then it keeps its chunks.
    */
   set(text, streaming = false) {
     const value = text ?? '';
@@ -40,7 +48,7 @@ export class StreamText {
       if (!this.chunking && this.el.childElementCount > 1) this.#reset(value);
       return;
     }
-    if (streaming && value.length > this.shown.length && value.startsWith(this.shown)) {
+    if (this.chunking && value.length > this.shown.length && value.startsWith(this.shown)) {
       this.#append(value.slice(this.shown.length));
     } else {
       this.#reset(value); // done, or not an extension (a different committed text): start over
@@ -55,9 +63,13 @@ export class StreamText {
   }
 
   #reset(text) {
-    this.el.replaceChildren();
+    this.stats.resets++;
+    const built = document.createDocumentFragment();
+    this.into = built;
     this.#newChunk();
     if (text) this.#append(text);
+    this.into = this.el;
+    this.el.replaceChildren(built);
   }
 
   #newChunk() {
@@ -65,22 +77,28 @@ export class StreamText {
     chunk.className = 'chunk';
     this.node = document.createTextNode('');
     chunk.append(this.node);
-    this.el.append(chunk);
+    this.into.append(chunk);
     this.chunkLen = 0;
   }
 
   #append(suffix) {
     let rest = suffix;
+    let batch = null; // the new chunks of a long suffix, inserted at once
     while (this.chunking && this.chunkLen + rest.length > CHUNK) {
       const cut = breakAt(rest, Math.max(0, CHUNK - this.chunkLen));
       if (cut < 0) break;
       this.node.appendData(rest.slice(0, cut + 1));
       rest = rest.slice(cut + 1);
+      if (!batch && this.into === this.el) this.into = batch = document.createDocumentFragment();
       this.#newChunk();
     }
     if (rest) {
       this.node.appendData(rest);
       this.chunkLen += rest.length;
+    }
+    if (batch) {
+      this.into = this.el;
+      this.el.append(batch);
     }
   }
 }
