@@ -22,13 +22,18 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
  */
 export async function startDemo({ speed = '2ms' } = {}) {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentsync-demo-'));
-  const bin = path.join(tmp, 'syncserver');
-  // A cold build compiles SQLite (translated to Go): allow minutes.
-  await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
-    cwd: repo,
-    timeout: 10 * 60 * 1000,
-    maxBuffer: 16 << 20,
-  });
+  // AGENTSYNC_DEMO_SERVER names a server binary built elsewhere (a bench
+  // comparing two servers); by default this tree's is built.
+  let bin = process.env.AGENTSYNC_DEMO_SERVER;
+  if (!bin) {
+    bin = path.join(tmp, 'syncserver');
+    // A cold build compiles SQLite (translated to Go): allow minutes.
+    await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
+      cwd: repo,
+      timeout: 10 * 60 * 1000,
+      maxBuffer: 16 << 20,
+    });
+  }
   const server = await startServer(bin, path.join(tmp, 'demo.db'), speed);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return {
