@@ -359,6 +359,14 @@ test('stream text: a long answer keeps its chunks at done and across a re-read',
       out.md = { same: md.el.querySelector('.chunk') === first, exact: md.el.textContent === text, chunks: md.el.querySelectorAll('.chunk').length };
       md.el.remove();
 
+      // A blank line split across two appends still closes a long paragraph.
+      const md2 = new MarkdownView('t');
+      md2.set(text.slice(0, 10000), true);
+      md2.append('\n');
+      const boldBefore = md2.el.querySelector('strong') !== null;
+      md2.append('\nNext **paragraph**');
+      out.joint = { boldBefore, bold: md2.el.querySelector('strong')?.textContent, plain: md2.el.querySelector('.md-plain') !== null };
+
       // StreamText alone: streamed, then done with more text.
       const st = new StreamText('text');
       document.body.append(st.el);
@@ -375,6 +383,7 @@ test('stream text: a long answer keeps its chunks at done and across a re-read',
     assert.equal(r.lexedStreaming, 0, 'nor is what is appended to it');
     assert.ok(r.md.same && r.md.exact, `markdown view: first chunk kept ${r.md.same}, text exact ${r.md.exact}`);
     assert.ok(r.md.chunks > 100, `markdown view: ${r.md.chunks} chunks`);
+    assert.deepEqual(r.joint, { boldBefore: false, bold: 'paragraph', plain: false }, 'the paragraph closed, the next one is markdown');
     assert.ok(r.st.same && r.st.exact, `stream text: first chunk kept ${r.st.same}, text exact ${r.st.exact}`);
     assert.equal(r.st.resets, 1, 'built once (by its constructor), then only appended to');
     assert.ok(r.st.chunks > 100, `stream text: ${r.st.chunks} chunks`);

@@ -117,6 +117,7 @@ export class MarkdownView {
     this.tail = el('div', { class: 'md-open' });
     this.el.append(this.tail);
     this.source = '';
+    this.lastChar = ''; // source's last character
     this.settledEnd = 0; // source[0:settledEnd] is rendered in settled blocks
     this.plain = null; // StreamText showing a huge open block as plain text
     this.streaming = false;
@@ -140,13 +141,17 @@ export class MarkdownView {
 
   /** append adds suffix to an open (streaming) text. */
   append(suffix) {
-    const from = this.source.length;
+    // The open text's last character: whether a blank line ends at the joint.
+    const before = this.source.length > this.settledEnd ? this.lastChar : '';
     this.source += suffix;
+    if (suffix) this.lastChar = suffix[suffix.length - 1];
     if (this.plain) {
       // Appended, not set again: a huge open block costs the delta, not its length.
       this.plain.append(suffix);
-      // Only a blank line can close a block: re-lex only then.
-      if (!this.source.slice(Math.max(this.settledEnd, from - 2)).includes('\n\n')) return;
+      // Only a blank line can close a block: re-lex only then. (Looked for
+      // in the suffix alone: slicing the grown source would flatten it, a
+      // copy of the whole text per append.)
+      if (!suffix.includes('\n\n') && !(before === '\n' && suffix[0] === '\n')) return;
     }
     this.#renderOpen();
   }
@@ -155,6 +160,7 @@ export class MarkdownView {
   // its last blocks, the settled ones are kept.
   #finish(text) {
     this.source = text;
+    this.lastChar = text.at(-1) ?? '';
     this.streaming = false;
     this.stats.finishRenders = (this.stats.finishRenders ?? 0) + 1;
     const rest = text.slice(this.settledEnd);
@@ -174,6 +180,7 @@ export class MarkdownView {
 
   #reset(text, streaming) {
     this.source = text;
+    this.lastChar = text.at(-1) ?? '';
     this.streaming = streaming;
     this.settledEnd = 0;
     this.plain = null;
