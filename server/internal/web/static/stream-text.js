@@ -104,11 +104,16 @@ export class StreamText {
 }
 
 // breakAt finds where a chunk may end in text, at or after from: a line break
-// within NEWLINE_REACH characters, else the first space; -1 if neither.
+// within NEWLINE_REACH characters, else the first space or line break; -1 if
+// neither. The line break is looked for within reach only: a text without
+// one would otherwise be scanned to its end once per chunk.
 function breakAt(text, from) {
-  const nl = text.indexOf('\n', from);
-  if (nl >= 0 && nl - from <= NEWLINE_REACH) return nl;
+  const reach = from + NEWLINE_REACH + 1;
+  const near = text.slice(from, reach).indexOf('\n');
+  if (near >= 0) return from + near;
   const sp = text.indexOf(' ', from);
-  if (sp >= 0 && (nl < 0 || sp < nl)) return sp;
-  return nl;
+  if (sp < 0) return text.indexOf('\n', reach);
+  if (sp < reach) return sp;
+  const nl = text.slice(reach, sp).indexOf('\n'); // a line break before that space
+  return nl >= 0 ? reach + nl : sp;
 }
