@@ -3,7 +3,7 @@
 // what it spent its time on (script by function, style, layout, paint), and
 // the server's resyncs seen by the page. The page bench says how long the
 // longest task is; this says why.
-//   node bench/page.trace.js [--chars N] [--min MS] [--out trace.json]
+//   node bench/page.trace.js [--chars N] [--min MS] [--runs N] [--out trace.json]
 import { writeFile } from 'node:fs/promises';
 import { startDemo, settled, answerShown } from '../demo-test/harness.js';
 
@@ -23,8 +23,12 @@ const CATEGORIES = [
   'disabled-by-default-v8.cpu_profiler',
 ].join(',');
 
+const RUNS = Number(arg('--runs', 1)); // answers streamed one after another, as the bench does; each traced
+
 const demo = await startDemo({ speed: '0s' });
 try {
+  for (let run = 1; run <= RUNS; run++) {
+  console.log(`--- run ${run}`);
   const context = await demo.browser.newContext({ viewport: { width: 1200, height: 820 } });
   const page = await context.newPage();
   const statuses = [];
@@ -57,6 +61,7 @@ try {
   console.log(JSON.stringify({ seconds, ...pageStats }));
   summarise(events);
   await context.close();
+  }
 } finally {
   await demo.close();
 }
