@@ -22,6 +22,11 @@
 const CHUNK = 2048;
 const NEWLINE_REACH = 1024;
 const JOIN_LIMIT = 64 * 1024;
+// The newest chunks are marked "near": the page lays them out always, the
+// others only when they show (style.css). A class on three chunks, moved as
+// chunks are added: a positional selector (:nth-last-child) restyled every
+// chunk of the text whenever one was added.
+const NEAR = 3;
 
 export class StreamText {
   constructor(className, testid) {
@@ -30,6 +35,7 @@ export class StreamText {
     if (testid) this.el.dataset.testid = testid;
     this.shown = '';
     this.into = this.el; // where a new chunk goes: a fragment while #reset builds
+    this.near = []; // the newest NEAR chunks, oldest first
     this.stats = { resets: 0 }; // read by tests: a streamed text is built once
     this.#reset('');
   }
@@ -66,6 +72,7 @@ export class StreamText {
     this.stats.resets++;
     const built = document.createDocumentFragment();
     this.into = built;
+    this.near = [];
     this.#newChunk();
     if (text) this.#append(text);
     this.into = this.el;
@@ -74,11 +81,13 @@ export class StreamText {
 
   #newChunk() {
     const chunk = document.createElement('span');
-    chunk.className = 'chunk';
+    chunk.className = 'chunk near';
     this.node = document.createTextNode('');
     chunk.append(this.node);
     this.into.append(chunk);
     this.chunkLen = 0;
+    this.near.push(chunk);
+    if (this.near.length > NEAR) this.near.shift().classList.remove('near');
   }
 
   #append(suffix) {
