@@ -6,7 +6,7 @@
 // figure of a page that re-rendered the message per delta grows with it.
 // Prints one JSON line: {"name", "longest_task_ms", "median_frame_ms", ...}.
 //   node bench/page.bench.js [--chars N]
-import { startDemo, settled } from '../demo-test/harness.js';
+import { startDemo, settled, answerShown } from '../demo-test/harness.js';
 
 const charsArg = process.argv.indexOf('--chars');
 const CHARS = charsArg > 0 ? Number(process.argv[charsArg + 1]) : 1_000_000;
@@ -50,11 +50,7 @@ async function streamOnce() {
   const t0 = Date.now();
   await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
   await page.getByTestId('input').press('Enter');
-  await page.waitForFunction((n) => {
-    const parts = document.querySelectorAll('[data-testid="part-text"]');
-    const last = parts[parts.length - 1];
-    return last && !last.classList.contains('streaming') && last.textContent.length >= n * 0.9;
-  }, CHARS, { timeout: 600000, polling: 500 });
+  await page.waitForFunction(answerShown, CHARS, { timeout: 600000, polling: 500 });
   await page.waitForFunction(settled, null, { timeout: 60000 });
   const seconds = (Date.now() - t0) / 1000;
   const perf = await page.evaluate(() => { window.__perf.on = false; return window.__perf; });

@@ -126,6 +126,13 @@ test('demo page: approval, then a long stream healed across a dropped connection
       { timeout: 60000 },
     );
     const before = await page.evaluate(() => document.querySelector('[data-testid="part-text"].streaming').textContent.length);
+    // The streamed text's first chunk: the same node must show it when the
+    // answer is done, through the dropped connection's snapshot re-read
+    // (what was shown is kept and only the rest appended: no rebuild, no
+    // reflow of a long answer).
+    await page.evaluate(() => {
+      window.__firstChunk = document.querySelector('[data-testid="part-text"].streaming .chunk');
+    });
     // Every status the session goes through from here, as its listeners
     // hear them: a loaded page can go to "connecting" and back to "live"
     // between two polls of the status itself.
@@ -152,6 +159,22 @@ test('demo page: approval, then a long stream healed across a dropped connection
     const view = await page.evaluate(() => window.__agentsync.session.view.messages);
     assert.deepEqual(view.map((m) => [m.message_id, m.revision]), snapshot.map((m) => [m.message_id, m.revision]));
     assert.equal(await page.locator('.streaming').count(), 0, 'nothing is left streaming');
+    const kept = await page.evaluate(() => {
+      const part = [...document.querySelectorAll('[data-testid="part-text"]')].at(-1);
+      const chunks = part.querySelectorAll('.chunk');
+      const sc = document.getElementById('scroller');
+      return {
+        same: chunks[0] === window.__firstChunk && window.__firstChunk.isConnected,
+        chunks: chunks.length,
+        // Off-screen chunks are not laid out; the last ones always are.
+        visibility: [...chunks].map((c) => getComputedStyle(c).contentVisibility).join(' ').replace(/^(auto )+/, 'auto… '),
+        fromBottom: sc.scrollHeight - sc.scrollTop - sc.clientHeight,
+      };
+    });
+    assert.ok(kept.same, 'the first chunk streamed is the one shown at done, after the re-read too');
+    assert.ok(kept.chunks > 20, `a long answer stays in chunks when done (${kept.chunks})`);
+    assert.equal(kept.visibility, 'auto… visible visible visible', 'only the newest three chunks are always laid out');
+    assert.ok(kept.fromBottom <= 2, `the page followed the answer to its end (${kept.fromBottom}px from the bottom)`);
     // The stream reached the DOM through the host's change events: appended
     // text fed to the open block, not a re-render of the message per frame.
     const appends = await page.evaluate(() => window.__agentsync.list.appends);
@@ -298,6 +321,73 @@ test('stream text: appends are exact and stay cheap as the text grows', { timeou
     assert.equal(r.chunked.joined, 1, 'a done text is one block');
     assert.equal(r.chunked.replaced, 'something else');
     assert.ok(r.chunked.ms * 2 < r.plainMs, `chunked ${r.chunked.ms.toFixed(0)} ms vs one text node ${r.plainMs.toFixed(0)} ms`);
+  } finally {
+    await context.close();
+  }
+});
+
+// A long answer's DOM is built once: a long first view is shown plain
+// without lexing it as markdown, streamed text is appended, and a done text
+// that extends what is shown (a snapshot re-read after a resync) is appended
+// too, into the same chunks: nothing is rebuilt or laid out again at done.
+test('stream text: a long answer keeps its chunks at done and across a re-read', { timeout: 60000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${server.url}/`);
+    const r = await page.evaluate(async () => {
+      const { StreamText } = await import('/stream-text.js');
+      const { MarkdownView } = await import('/markdown.js');
+      const words = ['lorem', 'ipsum', 'café', 'naïve', 'über', '—', 'tempor', 'dolor'];
+      const lorem = (n) => {
+        let text = '';
+        for (let i = 0; text.length < n; i++) text += (text ? ' ' : '') + words[(i * 5) % words.length];
+        return text;
+      };
+      const text = lorem(300000);
+      const out = {};
+
+      // The agent's markdown view: first seen at 50,000 characters of one paragraph.
+      const md = new MarkdownView('t');
+      document.body.append(md.el);
+      md.set(text.slice(0, 50000), true);
+      out.lexedFirstView = md.stats.lexedChars;
+      const first = md.el.querySelector('.chunk');
+      for (let n = 50000; n < 200000; n += 5000) md.append(text.slice(n, n + 5000));
+      md.set(text, false); // done, re-read with the rest of the text
+      out.lexedStreaming = md.stats.lexedChars;
+      out.md = { same: md.el.querySelector('.chunk') === first, exact: md.el.textContent === text, chunks: md.el.querySelectorAll('.chunk').length };
+      md.el.remove();
+
+      // A blank line split across two appends still closes a long paragraph.
+      const md2 = new MarkdownView('t');
+      md2.set(text.slice(0, 10000), true);
+      md2.append('\n');
+      const boldBefore = md2.el.querySelector('strong') !== null;
+      md2.append('\nNext **paragraph**');
+      out.joint = { boldBefore, bold: md2.el.querySelector('strong')?.textContent, plain: md2.el.querySelector('.md-plain') !== null };
+
+      // StreamText alone: streamed, then done with more text.
+      const st = new StreamText('text');
+      document.body.append(st.el);
+      st.set(text.slice(0, 100000), true);
+      const firstChunk = st.el.firstChild;
+      st.set(text, false);
+      out.st = { same: st.el.firstChild === firstChunk, exact: st.el.textContent === text, resets: st.stats.resets, chunks: st.el.childElementCount };
+      st.set('short and new', false); // not an extension: shown anew, as one block
+      out.st.replaced = [st.el.textContent, st.el.childElementCount, st.stats.resets];
+      st.el.remove();
+      return out;
+    });
+    assert.equal(r.lexedFirstView, 0, 'a 50,000-character paragraph is not lexed as markdown');
+    assert.equal(r.lexedStreaming, 0, 'nor is what is appended to it');
+    assert.ok(r.md.same && r.md.exact, `markdown view: first chunk kept ${r.md.same}, text exact ${r.md.exact}`);
+    assert.ok(r.md.chunks > 100, `markdown view: ${r.md.chunks} chunks`);
+    assert.deepEqual(r.joint, { boldBefore: false, bold: 'paragraph', plain: false }, 'the paragraph closed, the next one is markdown');
+    assert.ok(r.st.same && r.st.exact, `stream text: first chunk kept ${r.st.same}, text exact ${r.st.exact}`);
+    assert.equal(r.st.resets, 1, 'built once (by its constructor), then only appended to');
+    assert.ok(r.st.chunks > 100, `stream text: ${r.st.chunks} chunks`);
+    assert.deepEqual(r.st.replaced, ['short and new', 1, 2]);
   } finally {
     await context.close();
   }

@@ -22,13 +22,18 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
  */
 export async function startDemo({ speed = '2ms' } = {}) {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentsync-demo-'));
-  const bin = path.join(tmp, 'syncserver');
-  // A cold build compiles SQLite (translated to Go): allow minutes.
-  await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
-    cwd: repo,
-    timeout: 10 * 60 * 1000,
-    maxBuffer: 16 << 20,
-  });
+  // AGENTSYNC_DEMO_SERVER names a server binary built elsewhere (a bench
+  // comparing two servers); by default this tree's is built.
+  let bin = process.env.AGENTSYNC_DEMO_SERVER;
+  if (!bin) {
+    bin = path.join(tmp, 'syncserver');
+    // A cold build compiles SQLite (translated to Go): allow minutes.
+    await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
+      cwd: repo,
+      timeout: 10 * 60 * 1000,
+      maxBuffer: 16 << 20,
+    });
+  }
   const server = await startServer(bin, path.join(tmp, 'demo.db'), speed);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return {
@@ -99,4 +104,18 @@ export const settled = () => {
   return !!s && s.status === 'live' &&
     document.querySelectorAll('[data-testid="message"]').length > 0 &&
     document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length === 0;
+};
+
+// answerShown: the newest text part is done and shows at least 90% of n
+// characters. It sums the lengths of its text nodes: reading textContent
+// would join a long answer into one string on every poll, a long task of
+// its own in the page being measured.
+export const answerShown = (n) => {
+  const parts = document.querySelectorAll('[data-testid="part-text"]');
+  const last = parts[parts.length - 1];
+  if (!last || last.classList.contains('streaming')) return false;
+  let length = 0;
+  const walk = document.createTreeWalker(last, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) length += walk.currentNode.length;
+  return length >= n * 0.9;
 };

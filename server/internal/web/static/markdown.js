@@ -117,10 +117,11 @@ export class MarkdownView {
     this.tail = el('div', { class: 'md-open' });
     this.el.append(this.tail);
     this.source = '';
+    this.lastChar = ''; // source's last character
     this.settledEnd = 0; // source[0:settledEnd] is rendered in settled blocks
     this.plain = null; // StreamText showing a huge open block as plain text
     this.streaming = false;
-    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0 };
+    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0 };
   }
 
   /** set shows text; while streaming an extension of the shown text is appended. */
@@ -140,13 +141,17 @@ export class MarkdownView {
 
   /** append adds suffix to an open (streaming) text. */
   append(suffix) {
-    const from = this.source.length;
+    // The open text's last character: whether a blank line ends at the joint.
+    const before = this.source.length > this.settledEnd ? this.lastChar : '';
     this.source += suffix;
+    if (suffix) this.lastChar = suffix[suffix.length - 1];
     if (this.plain) {
       // Appended, not set again: a huge open block costs the delta, not its length.
       this.plain.append(suffix);
-      // Only a blank line can close a block: re-lex only then.
-      if (!this.source.slice(Math.max(this.settledEnd, from - 2)).includes('\n\n')) return;
+      // Only a blank line can close a block: re-lex only then. (Looked for
+      // in the suffix alone: slicing the grown source would flatten it, a
+      // copy of the whole text per append.)
+      if (!suffix.includes('\n\n') && !(before === '\n' && suffix[0] === '\n')) return;
     }
     this.#renderOpen();
   }
@@ -155,6 +160,7 @@ export class MarkdownView {
   // its last blocks, the settled ones are kept.
   #finish(text) {
     this.source = text;
+    this.lastChar = text.at(-1) ?? '';
     this.streaming = false;
     this.stats.finishRenders = (this.stats.finishRenders ?? 0) + 1;
     const rest = text.slice(this.settledEnd);
@@ -174,6 +180,7 @@ export class MarkdownView {
 
   #reset(text, streaming) {
     this.source = text;
+    this.lastChar = text.at(-1) ?? '';
     this.streaming = streaming;
     this.settledEnd = 0;
     this.plain = null;
@@ -189,8 +196,26 @@ export class MarkdownView {
     this.#renderOpen();
   }
 
+  // showPlain shows the open block as plain appended text (a StreamText).
+  #showPlain() {
+    if (!this.plain) {
+      this.plain = new StreamText('md-plain');
+      this.tail.replaceChildren(this.plain.el);
+    }
+    this.plain.set(this.source.slice(this.settledEnd), true);
+  }
+
   #renderOpen() {
     const open = this.source.slice(this.settledEnd);
+    // A long open text without a blank line is shown plain without lexing
+    // it, as append() keeps it until a blank line comes: lexing a 50 KB
+    // paragraph costs a frame or more, and a stream's first view or a
+    // snapshot re-read can hold that much at once.
+    if (open.length > OPEN_LIMIT && !open.includes('\n\n')) {
+      this.#showPlain();
+      return;
+    }
+    this.stats.lexedChars += open.length;
     const tokens = md.lexer(open);
     let k = tokens.length - 1;
     while (k > 0 && tokens[k].type === 'space') k--;
@@ -208,11 +233,7 @@ export class MarkdownView {
     }
     const rest = this.source.length - this.settledEnd;
     if (rest > OPEN_LIMIT) {
-      if (!this.plain) {
-        this.plain = new StreamText('md-plain');
-        this.tail.replaceChildren(this.plain.el);
-      }
-      this.plain.set(this.source.slice(this.settledEnd), true);
+      this.#showPlain();
       return;
     }
     this.plain = null;

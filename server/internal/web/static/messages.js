@@ -152,7 +152,8 @@ class MessageView {
     // A message holding only actions (a settings change while idle) is a
     // note in the flow, not an agent reply.
     toggle(this.el, 'note-message', isNoteOnly(msg));
-    setText(this.time, timeOf(msg.created_at));
+    // Formatting a time costs more than the rest of an update: only when it changes.
+    if (!old || old.created_at !== msg.created_at) setText(this.time, timeOf(msg.created_at));
     this.copy.hidden = msg.role !== 'agent' || msg.state !== 'done' || !(msg.parts ?? []).some((p) => p.type === 'text' && p.text);
     const debug = [`#${msg.sequence}`, `rev ${msg.revision}`];
     if (msg.visibility === 'internal') debug.push('internal');
