@@ -65,7 +65,7 @@ func benchHostDelta(b *testing.B, core Core, size, msgs int) {
 		}
 	}
 	b.StopTimer()
-	for _, m := range mirror.Messages() {
+	for _, m := range mirror.Messages().All() {
 		if m.MessageID == target {
 			if got := len(m.Parts[0].Text); got != size+b.N*len(delta) {
 				b.Fatalf("after %d deltas the view holds %d bytes, want %d", b.N, got, size+b.N*len(delta))
