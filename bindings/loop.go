@@ -45,9 +45,6 @@ type loopState struct {
 
 	includeInternal bool // as last asked, replayed on a rebuild
 
-	// batch is the events of one refresh (scratch, reused).
-	batch []loopEvent
-
 	// What changed since the last flush.
 	dirty         bool // the core handled an event whose changes are not taken yet
 	status        string
@@ -93,14 +90,19 @@ func (c *Client) run() {
 	for {
 		select {
 		case le := <-c.events:
-			// Handle what is already queued before one view refresh, and
-			// take the changes once, with the last event: a burst of
-			// frames reads each changed message once, not once per frame.
-			batch := c.drain(le)
-			for i := range batch {
-				c.process(batch[i], i == len(batch)-1)
+			// Handle what is queued (also what arrives meanwhile) before
+			// one view refresh, and take the changes once, with the last
+			// event: a burst of frames reads each changed message once,
+			// not once per frame. One event is looked ahead to know
+			// which is the last.
+			for n := 1; ; n++ {
+				next, more := c.queued(n)
+				c.process(le, !more)
+				if !more {
+					break
+				}
+				le = next
 			}
-			clear(batch)
 			c.flush()
 		case <-c.ctx.Done():
 			c.shutdown()
@@ -109,20 +111,18 @@ func (c *Client) run() {
 	}
 }
 
-// drain is le and the events already queued behind it, up to maxBatch.
-func (c *Client) drain(le loopEvent) []loopEvent {
-	batch := append(c.loop.batch[:0], le)
-fill:
-	for len(batch) < maxBatch {
-		select {
-		case le := <-c.events:
-			batch = append(batch, le)
-		default:
-			break fill
-		}
+// queued returns the next event if one is waiting and the refresh, which
+// has n events so far, may take more.
+func (c *Client) queued(n int) (loopEvent, bool) {
+	if n >= maxBatch {
+		return loopEvent{}, false
 	}
-	c.loop.batch = batch
-	return batch
+	select {
+	case le := <-c.events:
+		return le, true
+	default:
+		return loopEvent{}, false
+	}
 }
 
 // send hands an asynchronous result to the loop, unless the client closed.
