@@ -67,7 +67,7 @@ type Client struct {
 	notify chan struct{}
 
 	mu      sync.Mutex
-	view    synccore.View
+	view    View
 	changed chan struct{} // closed and replaced on every view change
 	subs    []subscriber
 	nextSub int
@@ -80,17 +80,16 @@ type Client struct {
 
 type subscriber struct {
 	id    int
-	fn    func(synccore.View)
+	fn    func(View)
 	watch func(Update)
 }
 
 // Update is one change of the view, as Watch reports it: the view after
 // it, and what changed since the previous Update (Changes.Reset: the list
-// was replaced, every message is given whole). Changes holds every take of
-// the core since the previous Update, in order: a message may appear more
-// than once, and a host applies them in order (as synccore.Mirror does).
+// was replaced, every message is given whole). Each changed message
+// appears once in Changes.
 type Update struct {
-	View    synccore.View
+	View    View
 	Changes synccore.Changes
 }
 
@@ -106,7 +105,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.WaitFor(ctx, func(v synccore.View) bool { return v.Status == synccore.StatusLive }); err != nil {
+	if err := c.WaitFor(ctx, func(v View) bool { return v.Status == synccore.StatusLive }); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("bindings: dial session %s: %w", cfg.SessionID, err)
 	}
@@ -151,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		done:    make(chan struct{}),
 		notify:  make(chan struct{}, 1),
 		changed: make(chan struct{}),
-		view:    synccore.View{SessionID: cfg.SessionID, Status: synccore.StatusIdle},
+		view:    View{SessionID: cfg.SessionID, Status: synccore.StatusIdle},
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.loop.init()
@@ -184,10 +183,9 @@ func defaultRuntime(ctx context.Context) (*Runtime, error) {
 // SessionID is the session this client syncs.
 func (c *Client) SessionID() string { return c.cfg.SessionID }
 
-// View returns the current view. Its Messages slice is shared and must not
-// be modified. View.Digest is set when the view was read whole from the
-// core and empty after incremental updates; Digest always answers.
-func (c *Client) View() synccore.View {
+// View returns the current view (see View: it never changes, and its
+// messages are shared and read-only).
+func (c *Client) View() View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.view
@@ -238,7 +236,7 @@ func (c *Client) Watch(fn func(Update)) (stop func()) {
 // every intermediate one; the last call after Close sees status closed,
 // possibly after Close returned. The returned function unsubscribes; a
 // call already under way may still finish after it returns.
-func (c *Client) Subscribe(fn func(synccore.View)) (unsubscribe func()) {
+func (c *Client) Subscribe(fn func(View)) (unsubscribe func()) {
 	return c.addSubscriber(subscriber{fn: fn})
 }
 
@@ -263,7 +261,7 @@ func (c *Client) addSubscriber(s subscriber) (remove func()) {
 
 // WaitFor blocks until cond holds for the current view, the client is
 // closed, or ctx ends. cond runs on the caller's goroutine.
-func (c *Client) WaitFor(ctx context.Context, cond func(synccore.View) bool) error {
+func (c *Client) WaitFor(ctx context.Context, cond func(View) bool) error {
 	for {
 		c.mu.Lock()
 		v, ch, err := c.view, c.changed, c.err
@@ -292,7 +290,7 @@ func (c *Client) LoadOlder(ctx context.Context) error {
 	if err := c.handle(ctx, synccore.Event{Type: synccore.EvLoadOlder}); err != nil {
 		return err
 	}
-	return c.WaitFor(ctx, func(v synccore.View) bool { return !v.LoadingOlder })
+	return c.WaitFor(ctx, func(v View) bool { return !v.LoadingOlder })
 }
 
 // SetIncludeInternal shows or hides internal messages and re-reads.
@@ -365,7 +363,7 @@ func (c *Client) post(ctx context.Context, le loopEvent) error {
 
 // publish installs a new view and wakes waiters and subscribers; ch is
 // what changed, for the watchers.
-func (c *Client) publish(v synccore.View, ch *synccore.Changes) {
+func (c *Client) publish(v View, ch *synccore.Changes) {
 	c.mu.Lock()
 	c.view = v
 	close(c.changed)
@@ -434,7 +432,7 @@ func (c *Client) notifySubscribers() {
 
 // resetChanges is the update that stands for every update a slow watcher
 // missed: the view, every message whole.
-func resetChanges(v synccore.View) synccore.Changes {
+func resetChanges(v View) synccore.Changes {
 	return synccore.Changes{Status: v.Status, Total: v.Total, HasMoreOlder: v.HasMoreOlder,
 		NextBeforeSequence: v.NextBeforeSequence, LoadingOlder: v.LoadingOlder,
 		IncludeInternal: v.IncludeInternal, Reset: true, Messages: wholeMessages(v.Messages)}

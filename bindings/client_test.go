@@ -55,11 +55,11 @@ func TestClientPagingAndHelpers(t *testing.T) {
 	}
 	defer c.Close()
 	v := c.View()
-	if len(v.Messages) != 5 || !v.HasMoreOlder || v.Total != 16 {
-		t.Fatalf("first view: %d messages, has_more_older %v, total %d; want 5, true, 16", len(v.Messages), v.HasMoreOlder, v.Total)
+	if v.Messages.Len() != 5 || !v.HasMoreOlder || v.Total != 16 {
+		t.Fatalf("first view: %d messages, has_more_older %v, total %d; want 5, true, 16", v.Messages.Len(), v.HasMoreOlder, v.Total)
 	}
 	var views atomic.Int64
-	unsubscribe := c.Subscribe(func(synccore.View) { views.Add(1) })
+	unsubscribe := c.Subscribe(func(View) { views.Add(1) })
 	for loads := 0; c.View().HasMoreOlder; loads++ {
 		if loads > 5 {
 			t.Fatal("LoadOlder never reached the start of the history")
@@ -70,8 +70,8 @@ func TestClientPagingAndHelpers(t *testing.T) {
 	}
 	unsubscribe()
 	v = c.View()
-	if len(v.Messages) != 16 || v.Messages[0].Sequence != 1 {
-		t.Fatalf("after loading older: %d messages from sequence %d", len(v.Messages), v.Messages[0].Sequence)
+	if v.Messages.Len() != 16 || v.Messages.At(0).Sequence != 1 {
+		t.Fatalf("after loading older: %d messages from sequence %d", v.Messages.Len(), v.Messages.At(0).Sequence)
 	}
 	if views.Load() == 0 {
 		t.Fatal("the subscriber saw no view while loading older")
@@ -115,7 +115,7 @@ func TestClientPagingAndHelpers(t *testing.T) {
 	if c.Status() != synccore.StatusClosed {
 		t.Fatalf("status after close: %s", c.Status())
 	}
-	if err := c.WaitFor(ctx, func(v synccore.View) bool { return false }); !errors.Is(err, errClosed) {
+	if err := c.WaitFor(ctx, func(v View) bool { return false }); !errors.Is(err, errClosed) {
 		t.Fatalf("WaitFor after close: %v", err)
 	}
 	if err := c.LoadOlder(ctx); !errors.Is(err, errClosed) {

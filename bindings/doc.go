@@ -5,9 +5,26 @@
 //	c, err := bindings.Dial(ctx, bindings.Config{BaseURL: "http://127.0.0.1:8080", SessionID: id})
 //	if err != nil { ... }
 //	defer c.Close()
-//	unsubscribe := c.Subscribe(func(v synccore.View) { render(v) })
+//	unsubscribe := c.Subscribe(func(v bindings.View) { render(v) })
 //	defer unsubscribe()
 //	_, err = c.Send(ctx, synccore.Part{Type: synccore.PartText, Text: "hello"})
+//
+// A View is immutable and cheap: its Messages (a synccore.MessageList) share
+// every message that did not change with the previous view, as the same
+// *synccore.Message, so a renderer skips a message whose pointer it already
+// drew and a view costs O(log n) to publish, not a copy of the history:
+//
+//	func render(v bindings.View) {
+//		for _, m := range v.Messages.All() {
+//			if drawn[m.MessageID] != m { // new or changed
+//				draw(m)
+//				drawn[m.MessageID] = m
+//			}
+//		}
+//	}
+//
+// Watch reports what changed (text appended, parts and messages replaced)
+// for a renderer that appends streamed text instead of redrawing a message.
 //
 // The core is the same WebAssembly module that browsers run (wasm/module),
 // executed by wazero (a Runtime compiles it once; each WasmCore is one

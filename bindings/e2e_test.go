@@ -61,11 +61,11 @@ type prefixWatch struct {
 
 func newPrefixWatch() *prefixWatch { return &prefixWatch{longest: map[string]string{}} }
 
-func (p *prefixWatch) observe(v synccore.View) {
+func (p *prefixWatch) observe(v View) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.views++
-	for _, m := range v.Messages {
+	for _, m := range v.Messages.All() {
 		for _, part := range m.Parts {
 			if part.Text == "" {
 				continue
@@ -120,19 +120,19 @@ func clip(s string) string {
 
 // turnDone reports whether the view's newest message is a done agent
 // message after the user message with sequence userSeq.
-func turnDone(userSeq int64) func(synccore.View) bool {
-	return func(v synccore.View) bool {
-		if v.Status != synccore.StatusLive || len(v.Messages) == 0 {
+func turnDone(userSeq int64) func(View) bool {
+	return func(v View) bool {
+		last, ok := v.Messages.Last()
+		if v.Status != synccore.StatusLive || !ok {
 			return false
 		}
-		last := v.Messages[len(v.Messages)-1]
 		return last.Sequence > userSeq && last.Role == synccore.RoleAgent && last.State == synccore.MessageDone
 	}
 }
 
 // pendingInteraction returns the id of a pending interaction in the view.
-func pendingInteraction(v synccore.View) (string, bool) {
-	for _, m := range v.Messages {
+func pendingInteraction(v View) (string, bool) {
+	for _, m := range v.Messages.All() {
 		for _, p := range m.Parts {
 			if p.Type == synccore.PartInteraction && p.Status == synccore.InteractionPending {
 				return p.InteractionID, true
@@ -152,7 +152,7 @@ func runTurn(ctx context.Context, t *testing.T, c *Client, text string, answer a
 	}
 	if answer != nil {
 		var id string
-		err := c.WaitFor(ctx, func(v synccore.View) bool {
+		err := c.WaitFor(ctx, func(v View) bool {
 			var ok bool
 			id, ok = pendingInteraction(v)
 			return ok
@@ -264,7 +264,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(c.View().Messages), len(page.Items); got != want {
+	if got, want := c.View().Messages.Len(), len(page.Items); got != want {
 		t.Errorf("view holds %d messages, server %d", got, want)
 	}
 	if got := synccore.DigestMessages(page.Items); got != serverDigest {

@@ -50,8 +50,9 @@ type loopState struct {
 	status        string
 	statusChanged bool
 	acks          []pendingAck
-	// pending is every take since the last published view, in order (a
-	// message may appear more than once), with the newest scalars.
+	// pending is what changed since the last published view: one take of
+	// the core per refresh, so each changed message appears once (more
+	// than one take only when a patch failed and the view was read whole).
 	pending *synccore.Changes
 	// recoveringStatus is the status of a rebuilt core that is not live
 	// yet, to be shown with the old messages.
@@ -89,23 +90,38 @@ func (c *Client) run() {
 	for {
 		select {
 		case le := <-c.events:
-			c.process(le)
-			// Handle what is already queued before one view refresh: a
-			// burst of frames costs one view read, not one per frame.
-		batch:
-			for n := 1; n < maxBatch; n++ {
-				select {
-				case le := <-c.events:
-					c.process(le)
-				default:
-					break batch
+			// Handle what is queued (also what arrives meanwhile) before
+			// one view refresh, and take the changes once, with the last
+			// event: a burst of frames reads each changed message once,
+			// not once per frame. One event is looked ahead to know
+			// which is the last.
+			for n := 1; ; n++ {
+				next, more := c.queued(n)
+				c.process(le, !more)
+				if !more {
+					break
 				}
+				le = next
 			}
 			c.flush()
 		case <-c.ctx.Done():
 			c.shutdown()
 			return
 		}
+	}
+}
+
+// queued returns the next event if one is waiting and the refresh, which
+// has n events so far, may take more.
+func (c *Client) queued(n int) (loopEvent, bool) {
+	if n >= maxBatch {
+		return loopEvent{}, false
+	}
+	select {
+	case le := <-c.events:
+		return le, true
+	default:
+		return loopEvent{}, false
 	}
 }
 
@@ -117,7 +133,10 @@ func (c *Client) send(le loopEvent) {
 	}
 }
 
-func (c *Client) process(le loopEvent) {
+// process feeds one event to the core. The last event of a refresh, if it
+// is frames (the hot path), also takes what changed, in the same call;
+// any other leaves the take to flush.
+func (c *Client) process(le loopEvent, last bool) {
 	l := &c.loop
 	switch le.kind {
 	case evFunc:
@@ -155,11 +174,12 @@ func (c *Client) process(le loopEvent) {
 	}
 	var cmds []synccore.Command
 	var err error
-	if ev.Type == synccore.EvFrames {
+	if ev.Type == synccore.EvFrames && last {
 		// The hot path: the frames and what they changed in one call.
 		var ch *synccore.Changes
 		if cmds, ch, err = c.core.HandleChanges(ev); ch != nil {
 			c.take(*ch)
+			l.dirty = false
 		}
 	} else {
 		l.dirty = true
@@ -326,7 +346,7 @@ func (c *Client) take(ch synccore.Changes) {
 			}
 			return
 		}
-		ch = resetChanges(full)
+		ch = resetChanges(viewOf(full))
 		_ = l.mirror.Patch(ch)
 	}
 	if l.pending == nil || ch.Reset {
@@ -341,18 +361,18 @@ func (c *Client) take(ch synccore.Changes) {
 
 // nextView is the view to publish, if anything changed, with what changed
 // for the watchers (nil when the messages did not change).
-func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
+func (c *Client) nextView() (View, *synccore.Changes, bool) {
 	l := &c.loop
 	v := c.View()
 	switch {
 	case l.pending != nil:
 		ch := l.pending
 		l.pending = nil
-		msgs := l.mirror.Publish()
+		msgs := l.mirror.Messages()
 		if ch.Reset {
 			ch.Messages = wholeMessages(msgs) // the reset and the patches after it, as one reset
 		}
-		return synccore.View{
+		return View{
 			SessionID:          c.cfg.SessionID,
 			Status:             ch.Status,
 			Messages:           msgs,
@@ -361,7 +381,6 @@ func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
 			NextBeforeSequence: ch.NextBeforeSequence,
 			LoadingOlder:       ch.LoadingOlder,
 			IncludeInternal:    ch.IncludeInternal,
-			// Digest stays empty: it costs the whole view; Client.Digest asks the core.
 		}, ch, true
 	case l.broken && l.statusChanged:
 		// The core is being rebuilt: keep the old messages (stale but whole).
@@ -375,10 +394,10 @@ func (c *Client) nextView() (synccore.View, *synccore.Changes, bool) {
 }
 
 // wholeMessages is msgs as changes that carry each message whole.
-func wholeMessages(msgs []synccore.Message) []synccore.MessageChange {
-	out := make([]synccore.MessageChange, len(msgs))
-	for i := range msgs {
-		out[i] = synccore.MessageChange{MessageID: msgs[i].MessageID, Message: &msgs[i]}
+func wholeMessages(msgs synccore.MessageList) []synccore.MessageChange {
+	out := make([]synccore.MessageChange, 0, msgs.Len())
+	for _, m := range msgs.All() {
+		out = append(out, synccore.MessageChange{MessageID: m.MessageID, Message: m})
 	}
 	return out
 }

@@ -85,15 +85,15 @@ func TestWatchAppendsRebuildTheText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := func(v synccore.View) bool {
-		n := len(v.Messages)
-		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
+	done := func(v View) bool {
+		last, ok := v.Messages.Last()
+		return ok && last.Sequence > sent.Sequence && last.Done()
 	}
 	for cut := 0; cut < 3; cut++ {
 		// Cut once some text has streamed, three times.
-		if err := c.WaitFor(ctx, func(v synccore.View) bool {
-			n := len(v.Messages)
-			return done(v) || (n > 0 && v.Messages[n-1].Sequence > sent.Sequence && textLen(v.Messages[n-1]) > (cut+1)*12000)
+		if err := c.WaitFor(ctx, func(v View) bool {
+			last, ok := v.Messages.Last()
+			return done(v) || (ok && last.Sequence > sent.Sequence && textLen(last) > (cut+1)*12000)
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestWatchAppendsRebuildTheText(t *testing.T) {
 	if !sameTexts(tc.parts, v) {
 		t.Fatalf("text rebuilt from the updates differs from the view's")
 	}
-	if last := v.Messages[len(v.Messages)-1]; textLen(last) < 60000 {
+	if last, _ := v.Messages.Last(); textLen(last) < 60000 {
 		t.Fatalf("answer has %d characters, want 60000", textLen(last))
 	}
 	if tc.appends < 100 {
@@ -133,7 +133,7 @@ func TestWatchAppendsRebuildTheText(t *testing.T) {
 	t.Logf("%d appends, %d resets", tc.appends, tc.resets)
 }
 
-func textLen(m synccore.Message) int {
+func textLen(m *synccore.Message) int {
 	n := 0
 	for _, p := range m.Parts {
 		n += len(p.Text)
@@ -141,11 +141,11 @@ func textLen(m synccore.Message) int {
 	return n
 }
 
-func sameTexts(parts map[string][]string, v synccore.View) bool {
-	if len(parts) != len(v.Messages) {
+func sameTexts(parts map[string][]string, v View) bool {
+	if len(parts) != v.Messages.Len() {
 		return false
 	}
-	for _, m := range v.Messages {
+	for _, m := range v.Messages.All() {
 		texts := parts[m.MessageID]
 		if len(texts) != len(m.Parts) {
 			return false

@@ -130,9 +130,9 @@ func TestEmbedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.WaitFor(ctx, func(v synccore.View) bool {
-		n := len(v.Messages)
-		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
+	if err := c.WaitFor(ctx, func(v bindings.View) bool {
+		last, ok := v.Messages.Last()
+		return ok && last.Sequence > sent.Sequence && last.Done()
 	}); err != nil {
 		t.Fatal(err)
 	}

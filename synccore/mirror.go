@@ -1,23 +1,29 @@
 package synccore
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
 // Mirror is a host's copy of the view's messages, patched with Changes
-// (TakeChanges) instead of re-read: text that grew is appended to a
-// builder, so following a long answer costs O(delta) per delta. Each Apply
-// returns a new slice in which a changed message is a new value with its
-// own Parts slice and an unchanged one is copied as it was (its Parts slice
-// shared), so a reader that keeps an older slice sees it unchanged.
-// The zero value is an empty mirror. It is not safe for concurrent use.
+// (TakeChanges) instead of re-read, at a cost that follows what changed,
+// not the view:
+//   - the list is a MessageList: a changed message is a new *Message with
+//     its own Parts slice, and every other message (and almost every node
+//     of the list) is shared with the previous list, which never changes;
+//   - text that grows is appended to a builder per part. A streaming text
+//     or reasoning part gets its builder, with room to grow, when it
+//     arrives whole (a reset, a new message or part): that copy belongs to
+//     a change that carried the whole text anyway, and no delta after it
+//     copies the text before it, however long.
+//
+// The zero value is an empty mirror. It is not safe for concurrent use;
+// the lists it hands out are.
 type Mirror struct {
-	msgs  []Message
-	texts map[textKey]*strings.Builder // text of parts that grew, by message and part index
-	// private: msgs is the mirror's own copy, not handed out since it was
-	// made, so Patch may change it in place.
-	private bool
+	list  MessageList
+	index map[string]int               // each message's position in list, by id
+	texts map[textKey]*strings.Builder // text of growing parts, by message and part index
 }
 
 type textKey struct {
@@ -25,134 +31,169 @@ type textKey struct {
 	index     int
 }
 
-// Messages is the current list, oldest first (shared: do not modify).
-func (m *Mirror) Messages() []Message { return m.msgs }
+// Messages is the current list, oldest first.
+func (m *Mirror) Messages() MessageList { return m.list }
 
-// Apply patches the mirror with ch and returns the new list: Patch, then
-// Publish.
-func (m *Mirror) Apply(ch Changes) ([]Message, error) {
-	if err := m.Patch(ch); err != nil {
-		return m.msgs, err
-	}
-	return m.Publish(), nil
+// Apply patches the mirror with ch (Patch) and returns the new list.
+func (m *Mirror) Apply(ch Changes) (MessageList, error) {
+	err := m.Patch(ch)
+	return m.list, err
 }
 
-// Publish hands out the current list: the next Patch copies it before
-// changing anything, so the list handed out never changes.
-func (m *Mirror) Publish() []Message {
-	m.private = false
-	return m.msgs
-}
-
-// Patch patches the mirror with ch without handing out a list: a host that
-// takes several Changes between two views (a burst of frames) copies the
-// list once, at the first Patch after a Publish. A change that does not
-// fit the mirror (a patch of a message it lacks, a part index out of
-// range) is an internal error: the mirror then holds what it had (or,
-// patched in place, what it had with the messages before the bad one
-// patched), and the host must start over from a Reset.
+// Patch patches the mirror with ch. A change that does not fit the mirror
+// (a patch of a message it lacks, a part index out of range) is an
+// internal error: the mirror then holds the changes before the bad one,
+// and the host must start over from a Reset. The mirror keeps the
+// messages of ch (and their Parts): the caller must not modify them.
 func (m *Mirror) Patch(ch Changes) error {
 	if ch.Reset {
-		msgs := make([]Message, 0, len(ch.Messages))
+		msgs := make([]*Message, 0, len(ch.Messages))
 		for _, mc := range ch.Messages {
 			if mc.Message == nil {
 				return Errorf(CodeInternal, "changes: reset without the whole message %q", mc.MessageID)
 			}
-			msgs = append(msgs, *mc.Message)
+			msgs = append(msgs, mc.Message)
 		}
-		m.msgs, m.texts, m.private = msgs, nil, true
+		m.texts = nil
+		for _, msg := range msgs {
+			m.prepareTexts(msg)
+		}
+		m.setList(NewMessageList(msgs))
 		return nil
 	}
-	if len(ch.Messages) == 0 {
-		return nil
+	if m.index == nil {
+		m.index = map[string]int{}
 	}
-	msgs := m.msgs
-	if !m.private {
-		msgs = make([]Message, len(m.msgs), len(m.msgs)+len(ch.Messages))
-		copy(msgs, m.msgs)
-	}
+	// Messages older than the newest held (a page of history) are
+	// inserted together at the end: one rebuild of the list, not one each.
+	var older []*Message
 	for _, mc := range ch.Messages {
-		i := findMessage(msgs, mc.MessageID)
-		if mc.Message != nil {
-			if i >= 0 {
-				m.dropTexts(mc.MessageID, len(msgs[i].Parts))
-				msgs[i] = *mc.Message
+		i, held := m.index[mc.MessageID]
+		switch {
+		case mc.Message != nil && held:
+			m.dropTexts(mc.MessageID, len(m.list.At(i).Parts))
+			m.prepareTexts(mc.Message)
+			m.list = m.list.set(i, mc.Message)
+		case mc.Message != nil:
+			m.prepareTexts(mc.Message)
+			if n := m.list.Len(); n > 0 && mc.Message.Sequence < m.list.At(n-1).Sequence {
+				older = append(older, mc.Message)
 				continue
 			}
-			at := sort.Search(len(msgs), func(j int) bool { return msgs[j].Sequence >= mc.Message.Sequence })
-			msgs = append(msgs, Message{})
-			copy(msgs[at+1:], msgs[at:])
-			msgs[at] = *mc.Message
-			continue
-		}
-		if i < 0 {
+			m.index[mc.MessageID] = m.list.Len()
+			m.list = m.list.push(mc.Message)
+		case !held:
+			m.insert(older)
 			return Errorf(CodeInternal, "changes: patch of message %q the host does not hold", mc.MessageID)
+		default:
+			msg, err := m.patch(m.list.At(i), mc)
+			if err != nil {
+				m.insert(older)
+				return err
+			}
+			m.list = m.list.set(i, msg)
 		}
-		msg, err := m.patch(msgs[i], mc)
-		if err != nil {
-			return err
-		}
-		msgs[i] = msg
 	}
-	m.msgs, m.private = msgs, true
+	m.insert(older)
 	return nil
 }
 
-// patch returns msg with mc's parts and appends applied, as a new value.
-func (m *Mirror) patch(msg Message, mc MessageChange) (Message, error) {
-	parts := make([]Part, len(msg.Parts), len(msg.Parts)+len(mc.Parts))
-	copy(parts, msg.Parts)
+// insert merges msgs (oldest first) into the list by sequence.
+func (m *Mirror) insert(msgs []*Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	all := m.list.appendTo(make([]*Message, 0, m.list.Len()+len(msgs)))
+	all = append(all, msgs...)
+	slices.SortStableFunc(all, func(a, b *Message) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	m.setList(NewMessageList(all))
+}
+
+// setList replaces the list and indexes it.
+func (m *Mirror) setList(l MessageList) {
+	m.list = l
+	m.index = make(map[string]int, l.Len())
+	for i, msg := range l.All() {
+		m.index[msg.MessageID] = i
+	}
+}
+
+// patch returns msg with mc's parts and appends applied, as a new message.
+func (m *Mirror) patch(msg *Message, mc MessageChange) (*Message, error) {
+	c := *msg
+	c.Parts = make([]Part, len(msg.Parts), len(msg.Parts)+len(mc.Parts))
+	copy(c.Parts, msg.Parts)
 	for _, pc := range mc.Parts {
 		switch {
-		case pc.Index < len(parts):
-			parts[pc.Index] = pc.Part
+		case pc.Index >= 0 && pc.Index < len(c.Parts):
+			c.Parts[pc.Index] = pc.Part
 			delete(m.texts, textKey{msg.MessageID, pc.Index})
-		case pc.Index == len(parts):
-			parts = append(parts, pc.Part)
+		case pc.Index == len(c.Parts):
+			c.Parts = append(c.Parts, pc.Part)
 		default:
-			return msg, Errorf(CodeInternal, "changes: part %d of message %q, which has %d", pc.Index, msg.MessageID, len(parts))
+			return msg, Errorf(CodeInternal, "changes: part %d of message %q, which has %d", pc.Index, msg.MessageID, len(c.Parts))
 		}
+		m.prepareText(textKey{msg.MessageID, pc.Index}, &c.Parts[pc.Index])
 	}
 	for _, a := range mc.Appends {
-		if a.Index < 0 || a.Index >= len(parts) {
-			return msg, Errorf(CodeInternal, "changes: text appended to part %d of message %q, which has %d", a.Index, msg.MessageID, len(parts))
+		if a.Index < 0 || a.Index >= len(c.Parts) {
+			return msg, Errorf(CodeInternal, "changes: text appended to part %d of message %q, which has %d", a.Index, msg.MessageID, len(c.Parts))
 		}
-		parts[a.Index].Text = m.grow(textKey{msg.MessageID, a.Index}, parts[a.Index].Text, a.Text)
+		c.Parts[a.Index].Text = m.grow(textKey{msg.MessageID, a.Index}, c.Parts[a.Index].Text, a.Text)
 	}
-	msg.Parts = parts
-	return msg, nil
+	return &c, nil
+}
+
+// prepareTexts gives the streaming parts of a message that arrived whole
+// their builders.
+func (m *Mirror) prepareTexts(msg *Message) {
+	for i := range msg.Parts {
+		m.prepareText(textKey{msg.MessageID, i}, &msg.Parts[i])
+	}
+}
+
+// prepareText gives p a builder holding its text if it is text that may
+// still grow (a streaming text or reasoning part), and makes p.Text the
+// builder's, so the copy the builder made is the only one kept.
+func (m *Mirror) prepareText(k textKey, p *Part) {
+	if p.State != StateStreaming || (p.Type != PartText && p.Type != PartReasoning) {
+		return
+	}
+	b := newTextBuilder(p.Text, 0)
+	if m.texts == nil {
+		m.texts = map[textKey]*strings.Builder{}
+	}
+	m.texts[k] = b
+	p.Text = b.String()
 }
 
 // grow appends add to text through the part's builder: amortised O(add),
 // and the strings handed out earlier stay valid (a builder only appends).
+// A part without one (text appended to a part not marked streaming) gets
+// one now, at the cost of one copy of its text.
 func (m *Mirror) grow(k textKey, text, add string) string {
 	b := m.texts[k]
 	if b == nil {
 		if m.texts == nil {
 			m.texts = map[textKey]*strings.Builder{}
 		}
-		b = &strings.Builder{}
-		b.Grow(max(2*(len(text)+len(add)), 256))
-		b.WriteString(text)
+		b = newTextBuilder(text, len(add))
 		m.texts[k] = b
 	}
 	b.WriteString(add)
 	return b.String()
 }
 
+// newTextBuilder is a builder holding text with room for it to double.
+func newTextBuilder(text string, more int) *strings.Builder {
+	b := &strings.Builder{}
+	b.Grow(max(2*(len(text)+more), 256))
+	b.WriteString(text)
+	return b
+}
+
 func (m *Mirror) dropTexts(messageID string, parts int) {
 	for i := range parts {
 		delete(m.texts, textKey{messageID, i})
 	}
-}
-
-// findMessage returns the index of the message with id, or -1. It scans
-// from the end: changes are almost always to the newest messages.
-func findMessage(msgs []Message, id string) int {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].MessageID == id {
-			return i
-		}
-	}
-	return -1
 }

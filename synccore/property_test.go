@@ -251,17 +251,45 @@ func (h *simHost) applyChanges(ch Changes) {
 		h.stats["changes: parts"] += len(mc.Parts)
 		h.stats["changes: appends"] += len(mc.Appends)
 	}
+	prev := h.mirror.Messages()
+	prevDigest := DigestMessages(prev.Values())
 	got, err := h.mirror.Apply(ch)
 	if err != nil {
 		h.t.Fatalf("step %d: apply changes: %v", h.steps, err)
 	}
+	h.checkShared(prev, prevDigest, got, ch)
 	v := h.c.View()
-	if DigestMessages(got) != v.Digest || len(got) != len(v.Messages) {
-		h.t.Fatalf("step %d: mirror holds %d messages, view %d: digests differ", h.steps, len(got), len(v.Messages))
+	if DigestMessages(got.Values()) != v.Digest || got.Len() != len(v.Messages) {
+		h.t.Fatalf("step %d: mirror holds %d messages, view %d: digests differ", h.steps, got.Len(), len(v.Messages))
 	}
 	if ch.Status != v.Status || ch.Total != v.Total || ch.HasMoreOlder != v.HasMoreOlder ||
 		ch.NextBeforeSequence != v.NextBeforeSequence || ch.LoadingOlder != v.LoadingOlder {
 		h.t.Fatalf("step %d: changes say %+v, view %+v", h.steps, ch, v)
+	}
+}
+
+// checkShared asserts what a UI relies on: the list handed out before the
+// patch is unchanged, and every message the changes did not name is the
+// same *Message in the new list.
+func (h *simHost) checkShared(prev MessageList, prevDigest string, got MessageList, ch Changes) {
+	if DigestMessages(prev.Values()) != prevDigest {
+		h.t.Fatalf("step %d: a patch changed the list handed out before it", h.steps)
+	}
+	if ch.Reset {
+		return
+	}
+	changed := map[string]bool{}
+	for _, mc := range ch.Messages {
+		changed[mc.MessageID] = true
+	}
+	before := map[string]*Message{}
+	for _, m := range prev.All() {
+		before[m.MessageID] = m
+	}
+	for _, m := range got.All() {
+		if old, ok := before[m.MessageID]; ok && !changed[m.MessageID] && old != m {
+			h.t.Fatalf("step %d: unchanged message %s is a new *Message", h.steps, m.MessageID)
+		}
 	}
 }
 

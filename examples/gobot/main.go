@@ -38,15 +38,15 @@ func main() {
 		log.Fatal(err)
 	}
 	// The view stays exact through disconnects; wait until the reply is done.
-	err = c.WaitFor(ctx, func(v synccore.View) bool {
-		n := len(v.Messages)
-		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
+	err = c.WaitFor(ctx, func(v bindings.View) bool {
+		last, ok := v.Messages.Last()
+		return ok && last.Sequence > sent.Sequence && last.Done()
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	v := c.View()
-	for _, p := range v.Messages[len(v.Messages)-1].Parts {
+	reply, _ := c.View().Messages.Last()
+	for _, p := range reply.Parts {
 		switch p.Type {
 		case synccore.PartTool:
 			fmt.Printf("tool %s: %s\n", p.ToolName, p.State)

@@ -89,12 +89,12 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	// The listener reads what the view holds of the answer, as an app
 	// rendering it would.
 	var mu sync.Mutex // the listener runs on the client's subscriber goroutine
-	unsub := c.Subscribe(func(v synccore.View) {
+	unsub := c.Subscribe(func(v bindings.View) {
 		mu.Lock()
 		defer mu.Unlock()
 		res.Renders++
-		if n := len(v.Messages); n > 0 {
-			for _, p := range v.Messages[n-1].Parts {
+		if last, ok := v.Messages.Last(); ok {
+			for _, p := range last.Parts {
 				if p.Type == synccore.PartText {
 					res.SeenChars = max(res.SeenChars, len(p.Text))
 				}
@@ -109,9 +109,9 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	if err != nil {
 		return res, err
 	}
-	err = c.WaitFor(ctx, func(v synccore.View) bool {
-		n := len(v.Messages)
-		return n > 0 && v.Messages[n-1].Sequence > sent.Sequence && v.Messages[n-1].Done()
+	err = c.WaitFor(ctx, func(v bindings.View) bool {
+		last, ok := v.Messages.Last()
+		return ok && last.Sequence > sent.Sequence && last.Done()
 	})
 	if err != nil {
 		return res, err
@@ -120,8 +120,7 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	defer mu.Unlock()
 	res.Seconds = time.Since(start).Seconds()
 	res.CPUSeconds = cpuSeconds() - cpu0
-	v := c.View()
-	last := v.Messages[len(v.Messages)-1]
+	last, _ := c.View().Messages.Last()
 	got := 0
 	for _, p := range last.Parts {
 		if p.Type == synccore.PartText {

@@ -1,15 +1,14 @@
 //go:build unix
 
-package synccore
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuNow is the process's user+system CPU time. On a shared, loaded
-// machine it is a steadier measure of a benchmark's cost than wall time.
-func cpuNow() time.Duration {
+// Now is the process's user+system CPU time, or 0 where it cannot be read.
+func Now() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
