@@ -28,6 +28,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	agentsyncjs "github.com/agentsync/agentsync/js"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/api"
@@ -75,9 +77,10 @@ type Config struct {
 	Limits Limits
 	// Cluster, if set, makes this server one node of several sharing
 	// Store, a PostgreSQL database (docs/storage.md): a node serves a
-	// session (turns, commits, subscriptions) only while it holds the
-	// session's lease, and refuses a session another live node serves
-	// (409 conflict naming that node). Nil: the only node, as before.
+	// session (turns, commits, and without NATS subscriptions) only while
+	// it holds the session's lease, and refuses a session another live
+	// node serves (409 conflict naming that node). Nil: the only node, as
+	// before.
 	Cluster *Cluster
 }
 
@@ -89,6 +92,12 @@ type Cluster struct {
 	// LeaseTTL bounds how long a dead node's sessions wait before another
 	// node takes them over (default 5 s); leases renew every third of it.
 	LeaseTTL time.Duration
+	// NATS, if set, carries each session's frames from the node that
+	// serves it to the others (docs/storage.md): a subscription may then
+	// reach any node. Connect it with reconnects on (nats.MaxReconnects(-1))
+	// and close it after Server.Close. Nil: a subscription must reach the
+	// node that serves the session, as every other request.
+	NATS *nats.Conn
 }
 
 // Defaults of the Limits that bound one client. A client is a principal,
@@ -223,7 +232,7 @@ func (c *Cluster) session() *session.ClusterConfig {
 	if c == nil {
 		return nil
 	}
-	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL}
+	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL, NATS: c.NATS}
 }
 
 // ServeHTTP serves one request of the protocol.

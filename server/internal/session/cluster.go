@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/store"
@@ -34,6 +36,11 @@ type ClusterConfig struct {
 	// LeaseTTL bounds how long a dead node's sessions wait for another
 	// node (default 5 s); leases are renewed every third of it.
 	LeaseTTL time.Duration
+	// NATS, if set, carries frames between the nodes (follow.go): a
+	// subscription then needs no lease, any node streams any session.
+	// The caller connects it (with reconnects on) and closes it after
+	// the manager's Shutdown.
+	NATS *nats.Conn
 }
 
 // errLeaseLost cancels a turn whose node lost the session's lease. It is a
@@ -85,6 +92,7 @@ func (s *live) claim(ctx context.Context) error {
 		return fmt.Errorf("session %s: read it on taking its lease: %w", s.id, err)
 	}
 	s.rec, s.own = rec, o
+	s.startPublishing(o)
 	for i := range recovered {
 		s.publishMessage(&recovered[i])
 	}
@@ -109,10 +117,13 @@ func (s *live) watchLease(o *cluster.Ownership) {
 // holds s.mu.
 func (s *live) dropLease() {
 	s.own = nil
+	s.stopPublishing()
 	if s.turn != nil {
 		s.turn.cancel(errLeaseLost)
 	}
-	s.hub.Resync(fanout.ResyncOwnerChanged, "this node no longer serves the session: re-read the snapshot")
+	if !s.closing { // a deleted or stopping session's hub ends otherwise
+		s.hub.Resync(fanout.ResyncOwnerChanged, "this node no longer serves the session: re-read the snapshot")
+	}
 }
 
 // commit writes a batch of the session's messages: under its lease in a
