@@ -60,7 +60,7 @@ func (s *stallable) ReleaseLease(ctx context.Context, l store.Lease) error {
 // node is one server node on loopback: its own connection pool to the
 // shared database.
 type node struct {
-	t     *testing.T
+	t     testing.TB
 	name  string
 	srv   *server.Server
 	http  *httptest.Server
@@ -77,7 +77,7 @@ func logger() *slog.Logger {
 
 // startNode starts a node named name with lease TTL ttl; tune, if set,
 // adjusts the rest of its config.
-func startNode(t *testing.T, dbURL, name string, ttl time.Duration, tune func(*server.Config)) *node {
+func startNode(t testing.TB, dbURL, name string, ttl time.Duration, tune func(*server.Config)) *node {
 	t.Helper()
 	ctx := context.Background()
 	pgs, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: logger()})

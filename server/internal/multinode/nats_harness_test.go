@@ -16,7 +16,7 @@ import (
 // startNATSNode starts a node whose frames cross nodes over the embedded
 // NATS server ns, on a connection of its own (returned, so a test can
 // close it as a dying node's would close).
-func startNATSNode(t *testing.T, db string, ns *natstest.Server, name string, ttl time.Duration, tune func(*server.Config)) *node {
+func startNATSNode(t testing.TB, db string, ns *natstest.Server, name string, ttl time.Duration, tune func(*server.Config)) *node {
 	t.Helper()
 	nc := natstest.Connect(t, ns.URL(), name)
 	n := startNode(t, db, name, ttl, func(c *server.Config) {
@@ -107,7 +107,7 @@ func (c *crowd) converge(want string, timeout time.Duration) {
 }
 
 // turnDone waits until sid has n messages, the last one done.
-func turnDone(t *testing.T, n *node, sid string, count int, within time.Duration) []synccore.Message {
+func turnDone(t testing.TB, n *node, sid string, count int, within time.Duration) []synccore.Message {
 	t.Helper()
 	var h []synccore.Message
 	waitFor(t, within, "the turn's end", func() bool {
