@@ -20,6 +20,7 @@ type Bus struct {
 
 	mu      sync.Mutex
 	follows map[*Follower]struct{}
+	pubs    map[*Publisher]struct{}
 }
 
 // New returns a bus over nc, which the caller keeps open until Close and
@@ -32,19 +33,30 @@ func New(nc *nats.Conn, log *slog.Logger) *Bus {
 	b := &Bus{
 		nc:      nc,
 		log:     log.With("component", "natsfan"),
-		status:  nc.StatusChanged(nats.RECONNECTING, nats.DISCONNECTED, nats.CLOSED),
+		status:  nc.StatusChanged(nats.CONNECTED, nats.RECONNECTING, nats.DISCONNECTED, nats.CLOSED),
 		done:    make(chan struct{}),
 		follows: map[*Follower]struct{}{},
+		pubs:    map[*Publisher]struct{}{},
 	}
 	go b.watch()
 	return b
 }
 
-// watch ends every follow when the connection drops: frames published
-// while it is down are lost to this node.
+// watch ends every follow when the connection drops (frames published
+// while it is down are lost to this node), and, once it is back, tells
+// the followers of the sessions this node serves if some of their frames
+// could not be published meanwhile.
 func (b *Bus) watch() {
 	defer close(b.done)
 	for st := range b.status {
+		if st == nats.CONNECTED {
+			b.mu.Lock()
+			for p := range b.pubs {
+				p.sendMarker()
+			}
+			b.mu.Unlock()
+			continue
+		}
 		b.log.Warn("NATS connection lost: followers resync", "status", st.String())
 		b.endFollows("this node lost its NATS connection: re-read the snapshot")
 	}

@@ -83,6 +83,9 @@ func (b *Bus) Follow(ctx context.Context, sessionID string, hub *fanout.Hub, com
 		if snap, err = readBatch(reply.Data); err != nil {
 			return fail(err)
 		}
+		if snap.marker() {
+			return fail(fmt.Errorf("natsfan: session %s: the snapshot is too large for NATS (max_payload): %w", sessionID, ErrUnavailable))
+		}
 		f.owned = true
 	}
 	frames, err := snap.frames()
@@ -186,11 +189,16 @@ func (f *Follower) applyLocked(data []byte) {
 	case !f.owned:
 		lost("a node now serves the session: re-read the snapshot")
 		return
-	case bt.epoch < f.epoch || bt.epoch == f.epoch && bt.counter <= f.counter:
-		return // a node that lost the lease, or a batch the snapshot holds
+	case bt.epoch < f.epoch:
+		return // a node that lost the lease and does not know yet
 	case bt.epoch > f.epoch:
 		lost("another node now serves the session: re-read the snapshot")
 		return
+	case bt.marker():
+		lost("the node serving the session could not publish some frames: re-read the snapshot")
+		return
+	case bt.counter <= f.counter:
+		return // the snapshot holds it
 	case bt.counter != f.counter+1:
 		lost(fmt.Sprintf("frames %d to %d from the node serving the session were lost: re-read the snapshot", f.counter+1, bt.counter-1))
 		return

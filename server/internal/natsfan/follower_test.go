@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +185,47 @@ func TestFollowerBadID(t *testing.T) {
 		if _, _, err := bus.Follow(context.Background(), id, fanout.NewHub(0), nil); err == nil {
 			t.Errorf("follow %q: no error", id)
 		}
+	}
+}
+
+// bigMessage is a batch past NATS's default max_payload (1 MB).
+func bigMessage(seq int64) []synccore.Frame {
+	frames := message(seq)
+	frames[0].Message.Parts[0].Text = strings.Repeat("x", 2<<20)
+	return frames
+}
+
+// A batch too large for NATS is lost: the owner says so at once, and the
+// followers resync rather than miss it.
+func TestFollowerBatchTooLarge(t *testing.T) {
+	ns := natstest.Start(t)
+	o := startOwner(t, ns, "ses_1", 5)
+	_, sub := follower(t, ns, "ses_1")
+	o.pub.Send(bigMessage(4))
+	got := next(t, sub, 2)
+	if len(got) != 2 || got[1].Kind != synccore.FrameResync {
+		t.Fatalf("after a batch too large: %v", kinds(got))
+	}
+}
+
+// A snapshot too large for NATS refuses the follow at once, retryably.
+func TestFollowerSnapshotTooLarge(t *testing.T) {
+	ns := natstest.Start(t)
+	o := &owner{t: t, bus: New(natstest.Connect(t, ns.URL(), "owner"), nil)}
+	t.Cleanup(o.bus.Close)
+	pub, err := o.bus.Publish("ses_1", 1, func() (uint64, []synccore.Frame, bool) {
+		return 0, bigMessage(1), true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pub.Close)
+	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
+	t.Cleanup(bus.Close)
+	start := time.Now()
+	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(0), nil)
+	var se *synccore.Error
+	if !errors.As(err, &se) || se.Code != synccore.CodeClosed || time.Since(start) >= SnapshotTimeout {
+		t.Fatalf("follow of a snapshot too large: %v after %s", err, time.Since(start))
 	}
 }

@@ -2,6 +2,7 @@ package natsfan
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,6 +20,9 @@ type Publisher struct {
 	counter uint64
 	buf     []byte
 	serving *nats.Subscription
+	// failed: a batch could not be published, nor the marker saying so;
+	// the bus sends the marker once the connection is back.
+	failed atomic.Bool
 }
 
 // SnapshotFunc returns the session's state for a follower: a hello frame
@@ -47,7 +51,10 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 			err = req.Respond(data)
 		}
 		if err != nil {
-			b.log.Warn("answer a snapshot request", "subject", req.Subject, "err", err)
+			// Too large for NATS (a streaming text past max_payload): the
+			// follower is told at once rather than after its timeout.
+			b.log.Warn("answer a snapshot request", "subject", req.Subject, "bytes", len(data), "err", err)
+			_ = req.Respond(appendMarker(nil, epoch))
 		}
 	})
 	if err != nil {
@@ -61,6 +68,9 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 		b.log.Warn("flush the snapshot responder", "session_id", sessionID, "err", err)
 	}
 	p.serving = sub
+	b.mu.Lock()
+	b.pubs[p] = struct{}{}
+	b.mu.Unlock()
 	return p, nil
 }
 
@@ -69,9 +79,9 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 func (p *Publisher) Counter() uint64 { return p.counter }
 
 // Send publishes one batch, numbered next. A batch that cannot be
-// published (the connection is down and its buffer full) is skipped:
-// followers see the gap in the counter, or the lost connection, and
-// resync. Caller holds the session's lock.
+// published (too large for NATS, or the connection down with its buffer
+// full) is followed by a marker that makes the followers resync, at once
+// or once the connection is back. Caller holds the session's lock.
 func (p *Publisher) Send(frames []synccore.Frame) {
 	p.counter++
 	var err error
@@ -82,12 +92,24 @@ func (p *Publisher) Send(frames []synccore.Frame) {
 		err = p.b.nc.Publish(p.subject, p.buf)
 	}
 	if err != nil {
-		p.b.log.Debug("publish frames", "subject", p.subject, "counter", p.counter, "err", err)
+		p.b.log.Warn("publish frames: followers resync", "subject", p.subject, "counter", p.counter, "bytes", len(p.buf), "err", err)
+		p.failed.Store(true)
+		p.sendMarker()
+	}
+}
+
+// sendMarker tells the followers frames were lost, if a batch failed.
+func (p *Publisher) sendMarker() {
+	if p.failed.Load() && p.b.nc.Publish(p.subject, appendMarker(nil, p.epoch)) == nil {
+		p.failed.Store(false)
 	}
 }
 
 // Close stops answering snapshot requests; the caller sends no more.
 func (p *Publisher) Close() {
+	p.b.mu.Lock()
+	delete(p.b.pubs, p)
+	p.b.mu.Unlock()
 	if err := p.serving.Unsubscribe(); err != nil && p.b.nc.Status() == nats.CONNECTED {
 		p.b.log.Warn("stop serving snapshots", "subject", p.subject, "err", err)
 	}

@@ -35,6 +35,14 @@ func appendBatch(dst []byte, epoch int64, counter uint64, frames []synccore.Fram
 	return synccore.AppendFrames(dst, frames)
 }
 
+// appendMarker encodes an envelope without frames. As a batch it says the
+// owner could not publish some frames (followers resync); as a snapshot
+// answer, that it cannot send its snapshot (too large for NATS).
+func appendMarker(dst []byte, epoch int64) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(epoch))
+	return binary.BigEndian.AppendUint64(dst, 0)
+}
+
 // batch is one decoded envelope; its frames are decoded on demand.
 type batch struct {
 	epoch   int64
@@ -52,6 +60,9 @@ func readBatch(data []byte) (batch, error) {
 		body:    data[headerLen:],
 	}, nil
 }
+
+// marker reports an envelope without frames (appendMarker).
+func (b batch) marker() bool { return len(b.body) == 0 }
 
 func (b batch) frames() ([]synccore.Frame, error) {
 	frames, err := synccore.DecodeFrames(b.body)
