@@ -15,19 +15,22 @@ import (
 )
 
 // Several nodes on one database (Config.Cluster): a node serves a session
-// (runs its turns, commits for it, streams it to subscribers) only while it
+// (runs its turns, commits for it, publishes its frames) only while it
 // holds the session's lease (cluster.Keeper, store.Leaser). Every use that
-// may change a session or stream it (post, answer, action, subscribe,
-// delete) goes through served(), which claims the lease first; a session
-// another live node holds is refused with CodeConflict naming that node.
-// Its commits go through the lease (CommitLeased), so a node that lost the
-// lease without noticing is fenced by the database. Reads of the committed
-// snapshot (pages, history, digest) need no lease.
+// may change a session (post, answer, action, delete; subscribe too
+// without NATS) goes through served(), which claims the lease first; a
+// session another live node holds is refused with CodeConflict naming that
+// node. Its commits go through the lease (CommitLeased), so a node that
+// lost the lease without noticing is fenced by the database. Reads of the
+// committed snapshot (pages, history, digest) need no lease.
 //
-// Not built yet (docs/storage.md): forwarding a request to the owner node
-// and carrying frames between nodes, so a deployment routes each session's
-// requests and subscriptions to one node (sticky by session id) and a
-// refused client retries on the owner.
+// With NATS (ClusterConfig.NATS, follow.go) frames cross nodes: the node
+// serving a session publishes them, any other node streams the session to
+// its own subscribers, so a subscription needs no lease.
+//
+// Not built yet (docs/storage.md): forwarding a request to the owner node,
+// so a request that changes a session must reach the node that serves it
+// and a refused client retries on the owner.
 
 // ClusterConfig makes a Manager one node of several sharing its Store.
 type ClusterConfig struct {
