@@ -9,6 +9,7 @@ import (
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/synccore"
 )
 
 // The lease TTL of the nodes of these tests, where no node dies: long, so
@@ -74,4 +75,36 @@ func TestFollowersOnThreeNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	crowd.converge(want, 20*time.Second)
+}
+
+// A session deleted on the node that serves it ends the subscriptions on
+// the nodes that follow it with the same error frame (not_found), and is
+// gone for them too.
+func TestDeleteReachesFollowers(t *testing.T) {
+	ns := natstest.Start(t)
+	db := pg.Database(t)
+	a := startNATSNode(t, db, ns, "node-a", steadyTTL, nil)
+	b := startNATSNode(t, db, ns, "node-b", steadyTTL, nil)
+	sid := exchangeOn(t, a)
+	watchB, r := b.subscribe(sid)
+	if watchB == nil {
+		t.Fatalf("subscribe on b: %d %s", r.status, r.body)
+	}
+	// The hello first: b follows the session from here on.
+	if _, _, err := watchB.ReadMessage(); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, "delete on a", a.call("DELETE", "/v1/sessions/"+sid, ""), http.StatusNoContent)
+	_ = watchB.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, data, err := watchB.ReadMessage()
+	if err != nil {
+		t.Fatalf("b's subscriber after the delete: %v", err)
+	}
+	frames, err := synccore.DecodeFrames(data)
+	if err != nil || frames[0].Kind != synccore.FrameError || frames[0].Code != synccore.CodeNotFound {
+		t.Fatalf("b's subscriber after the delete: %+v %v", frames, err)
+	}
+	if _, r := b.subscribe(sid); r.status != http.StatusNotFound {
+		t.Fatalf("subscribe on b to the deleted session: %d %s", r.status, r.body)
+	}
 }
