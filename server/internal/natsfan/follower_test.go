@@ -130,7 +130,7 @@ func TestFollowerNewEpoch(t *testing.T) {
 	_, sub := follower(t, ns, "ses_1")
 	o.raw("ses_1", 6, 1, message(4))
 	got := next(t, sub, 2)
-	if len(got) != 2 || got[1].Kind != synccore.FrameResync {
+	if len(got) != 2 || got[0].Kind != synccore.FrameHello || got[1].Kind != synccore.FrameResync {
 		t.Fatalf("after a new epoch: %v", kinds(got))
 	}
 }
