@@ -78,9 +78,10 @@ type Config struct {
 	Limits Limits
 	// Cluster, if set, makes this server one node of several sharing
 	// Store, a PostgreSQL database (docs/storage.md): a node serves a
-	// session (turns, commits, subscriptions) only while it holds the
-	// session's lease, and refuses a session another live node serves
-	// (409 conflict naming that node). Nil: the only node, as before.
+	// session (turns, commits, and without NATS subscriptions) only while
+	// it holds the session's lease, and refuses a session another live
+	// node serves (409 conflict naming that node). Nil: the only node, as
+	// before.
 	Cluster *Cluster
 }
 
@@ -92,11 +93,15 @@ type Cluster struct {
 	// LeaseTTL bounds how long a dead node's sessions wait before another
 	// node takes them over (default 5 s); leases renew every third of it.
 	LeaseTTL time.Duration
-	// NATS, if set, connects the nodes: a request that changes a session
+	// NATS, if set, connects the nodes (docs/storage.md): each session's
+	// frames go from the node that serves it to the others, so a
+	// subscription may reach any node; a request that changes a session
 	// another node serves (post, answer, action, delete) is forwarded to
-	// that node and answered with its answer, instead of 409 conflict. The
-	// caller connects it and closes it after Server.Close. Only the
-	// cluster's nodes may publish on it (docs/storage.md, Forwarding).
+	// that node and answered with its answer, instead of 409 conflict.
+	// Connect it with reconnects on (nats.MaxReconnects(-1)) and close it
+	// after Server.Close. Only the cluster's nodes may publish on it
+	// (docs/storage.md, Forwarding). Nil: every request and subscription
+	// must reach the node that serves the session.
 	NATS *nats.Conn
 	// ForwardTimeout bounds one forwarded request (default 10 s).
 	ForwardTimeout time.Duration
@@ -245,7 +250,7 @@ func (c *Cluster) session() *session.ClusterConfig {
 	if c == nil {
 		return nil
 	}
-	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL}
+	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL, NATS: c.NATS}
 }
 
 // ServeHTTP serves one request of the protocol.

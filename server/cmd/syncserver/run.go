@@ -101,6 +101,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	nc, err := opts.store.connectNATS(nodes, log)
+	if err != nil {
+		return err
+	}
+	if nc != nil {
+		defer nc.Close() // after the server's Close (run's return)
+	}
 	st, err := opts.store.open(ctx, opts.db, log)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/internal/pgtest"
 	"github.com/agentsync/agentsync/server/store/postgres"
 	"github.com/agentsync/agentsync/synccore"
@@ -27,6 +28,10 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &cluster)) }
 func TestRunOnPostgres(t *testing.T) {
 	t.Run("one node", func(t *testing.T) { runOnPostgres(t) })
 	t.Run("-node", func(t *testing.T) { runOnPostgres(t, "-node", "a", "-lease-ttl", "2s") })
+	t.Run("-nats", func(t *testing.T) {
+		ns := natstest.Start(t)
+		runOnPostgres(t, "-node", "a", "-nats", ns.URL())
+	})
 }
 
 func runOnPostgres(t *testing.T, flags ...string) {
@@ -129,5 +134,15 @@ func TestRunStoreFlagErrors(t *testing.T) {
 		"-log-level", "error"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "-lease-ttl") {
 		t.Fatalf("-lease-ttl 0: %v", err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-store", "postgres://x", "-nats", "nats://127.0.0.1:1",
+		"-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-nats needs -node") {
+		t.Fatalf("-nats without -node: %v", err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-store", "postgres://x", "-node", "a", "-nats", "nats://127.0.0.1:1",
+		"-log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-nats: connect") {
+		t.Fatalf("-nats to a closed port: %v", err)
 	}
 }

@@ -104,6 +104,26 @@ func TestOverflowResyncsOnlyTheSlowSubscriber(t *testing.T) {
 	}
 }
 
+// A subscriber resynced before it read its hello gets the hello, then
+// the resync: a client reads hello first.
+func TestResyncKeepsAnUnreadHello(t *testing.T) {
+	h := NewHub(4)
+	s := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}, delta("a")})
+	for i := 0; i < 10; i++ {
+		h.Publish(delta("x"))
+	}
+	got := next(t, s)
+	if len(got) != 2 || got[0].Kind != synccore.FrameHello || got[0].Seq != 1 ||
+		got[1].Kind != synccore.FrameResync || got[1].Code != ResyncSlowConsumer || got[1].Seq != 2 {
+		t.Fatalf("got %+v", got)
+	}
+	r := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	h.Resync(ResyncOwnerChanged, "moved")
+	if got := next(t, r); len(got) != 2 || got[0].Kind != synccore.FrameHello || got[1].Kind != synccore.FrameResync || got[1].Seq != 2 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
 func TestCloseAndHubClose(t *testing.T) {
 	h := NewHub(0)
 	a := h.Subscribe(nil)

@@ -70,17 +70,23 @@ func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
 
 // resyncLocked drops what the subscriber has not read (the client
 // re-reads the snapshot anyway) and ends it with a resync frame that
-// follows the last frame it did read, so its seq is continuous. Caller
-// holds s.mu.
+// follows the last frame it did read, so its seq is continuous. A hello
+// not read yet stays in front of it: a client must get hello first, and
+// would take a subscription opening on anything else for a broken one.
+// Caller holds s.mu.
 func (s *Subscriber) resyncLocked(code, reason string) {
-	clear(s.queue)
-	s.queue = append(s.queue[:0], synccore.Frame{
-		Seq:    s.delivered + 1,
+	keep := 0
+	if s.delivered == 0 && len(s.queue) > 0 && s.queue[0].Kind == synccore.FrameHello {
+		keep = 1
+	}
+	clear(s.queue[keep:])
+	s.seq = s.delivered + uint64(keep) + 1
+	s.queue = append(s.queue[:keep], synccore.Frame{
+		Seq:    s.seq,
 		Kind:   synccore.FrameResync,
 		Code:   code,
 		Reason: reason,
 	})
-	s.seq = s.delivered + 1
 	s.ended = true
 }
 

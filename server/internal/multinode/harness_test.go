@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/pgtest"
@@ -59,11 +60,12 @@ func (s *stallable) ReleaseLease(ctx context.Context, l store.Lease) error {
 // node is one server node on loopback: its own connection pool to the
 // shared database.
 type node struct {
-	t     *testing.T
+	t     testing.TB
 	name  string
 	srv   *server.Server
 	http  *httptest.Server
 	store *stallable
+	nats  *nats.Conn // nil without NATS
 }
 
 func logger() *slog.Logger {
@@ -75,7 +77,7 @@ func logger() *slog.Logger {
 
 // startNode starts a node named name with lease TTL ttl; tune, if set,
 // adjusts the rest of its config.
-func startNode(t *testing.T, dbURL, name string, ttl time.Duration, tune func(*server.Config)) *node {
+func startNode(t testing.TB, dbURL, name string, ttl time.Duration, tune func(*server.Config)) *node {
 	t.Helper()
 	ctx := context.Background()
 	pgs, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: logger()})
@@ -191,16 +193,33 @@ func (n *node) subscribe(sid string) (*websocket.Conn, answer) {
 }
 
 // follower runs a synccore.Client against one node: its subscription on a
-// real WebSocket, its pages over HTTP msgpack, its timers real.
+// real WebSocket, its pages over HTTP msgpack, its timers real. Its
+// events run on one goroutine at a time (converge, or run's).
 type follower struct {
 	n      *node
 	c      *synccore.Client
-	events chan synccore.Event
+	events chan connEvent
 	conn   *websocket.Conn
+	// breaks are the reasons the client found its stream broken (a gap
+	// in seq, a delta at the wrong offset, a malformed frame): a server
+	// must never cause one. A resync the server asked for, a lost
+	// connection or a failed snapshot read are not breaks.
+	breaks []string
+	// backoffs counts every time the client backed off (resync, lost
+	// connection, break).
+	backoffs int
+}
+
+// connEvent is an event for the client; one that came from a connection
+// (conn non-nil) is dropped once that connection is no longer the
+// client's (it closed it, or it was cut).
+type connEvent struct {
+	ev   synccore.Event
+	conn *websocket.Conn
 }
 
 func follow(n *node, sid string) *follower {
-	f := &follower{n: n, c: synccore.NewClient(synccore.Options{}), events: make(chan synccore.Event, 1<<12)}
+	f := &follower{n: n, c: synccore.NewClient(synccore.Options{}), events: make(chan connEvent, 1<<12)}
 	n.t.Cleanup(func() {
 		if f.conn != nil {
 			f.conn.Close()
@@ -212,28 +231,71 @@ func follow(n *node, sid string) *follower {
 
 func (f *follower) handle(ev synccore.Event) {
 	t := f.n.t
-	t.Helper()
 	cmds, err := f.c.Handle(ev)
 	if err != nil && cmds == nil {
-		t.Fatalf("client rejected %s: %v", ev.Type, err)
+		t.Errorf("client on node %s rejected %s: %v", f.n.name, ev.Type, err)
+		return
 	}
 	for _, cmd := range cmds {
 		switch cmd.Type {
 		case synccore.CmdOpenSubscription:
 			f.open(cmd.SessionID)
 		case synccore.CmdCloseSubscription:
-			if f.conn != nil {
-				f.conn.Close()
-				f.conn = nil
-			}
+			f.dropConn()
 		case synccore.CmdFetchPage:
 			f.fetch(cmd)
 		case synccore.CmdSetTimer:
 			id := cmd.TimerID
 			time.AfterFunc(time.Duration(cmd.DelayMs)*time.Millisecond, func() {
-				f.events <- synccore.Event{Type: synccore.EvTimerFired, TimerID: id}
+				f.events <- connEvent{ev: synccore.Event{Type: synccore.EvTimerFired, TimerID: id}}
 			})
+		case synccore.CmdStatus:
+			if cmd.Status != synccore.StatusBackoff {
+				continue
+			}
+			f.backoffs++
+			if !benignBackoff(cmd.Reason) {
+				f.breaks = append(f.breaks, cmd.Reason)
+			}
 		}
+	}
+}
+
+// benignBackoff tells the reasons a client backs off for that are not a
+// broken stream.
+func benignBackoff(reason string) bool {
+	for _, p := range []string{"server asked to resync:", "connection lost", "snapshot read failed:"} {
+		if strings.HasPrefix(reason, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *follower) dropConn() {
+	if f.conn != nil {
+		f.conn.Close()
+		f.conn = nil
+	}
+}
+
+// take handles one event unless it came from a connection the client no
+// longer has.
+func (f *follower) take(e connEvent) {
+	if e.conn != nil && e.conn != f.conn {
+		return
+	}
+	if e.ev.Type == synccore.EvConnectionLost {
+		f.dropConn()
+	}
+	f.handle(e.ev)
+}
+
+// cut breaks the client's connection as a network failure would: the
+// client sees it lost and reconnects.
+func (f *follower) cut() {
+	if f.conn != nil {
+		_ = f.conn.UnderlyingConn().Close()
 	}
 }
 
@@ -248,9 +310,10 @@ func (f *follower) open(sid string) {
 		for {
 			_, data, err := c.ReadMessage()
 			if err != nil {
-				return // closed by the test or the node: the test ends here
+				f.events <- connEvent{ev: synccore.Event{Type: synccore.EvConnectionLost, Error: err.Error(), Jitter: 500}, conn: c}
+				return
 			}
-			f.events <- synccore.Event{Type: synccore.EvFrames, Data: data}
+			f.events <- connEvent{ev: synccore.Event{Type: synccore.EvFrames, Data: data}, conn: c}
 		}
 	}()
 	f.handle(synccore.Event{Type: synccore.EvSubscriptionOpened})
@@ -290,8 +353,8 @@ func (f *follower) converge(want string, timeout time.Duration) {
 			return
 		}
 		select {
-		case ev := <-f.events:
-			f.handle(ev)
+		case e := <-f.events:
+			f.take(e)
 		case <-deadline:
 			v := f.c.View()
 			t.Fatalf("client on node %s did not converge in %s: status %s, %d messages, digest %s want %s",

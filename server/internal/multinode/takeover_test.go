@@ -216,7 +216,7 @@ func resyncedFor(t *testing.T, c interface {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {

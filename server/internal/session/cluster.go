@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/store"
@@ -13,18 +15,21 @@ import (
 )
 
 // Several nodes on one database (Config.Cluster): a node serves a session
-// (runs its turns, commits for it, streams it to subscribers) only while it
+// (runs its turns, commits for it, publishes its frames) only while it
 // holds the session's lease (cluster.Keeper, store.Leaser). Every use that
-// may change a session or stream it (post, answer, action, subscribe,
-// delete) goes through served(), which claims the lease first; a session
-// another live node holds is refused with CodeConflict naming that node.
-// Its commits go through the lease (CommitLeased), so a node that lost the
-// lease without noticing is fenced by the database. Reads of the committed
-// snapshot (pages, history, digest) need no lease.
+// may change a session (post, answer, action, delete; subscribe too
+// without NATS) goes through served(), which claims the lease first; a
+// session another live node holds is refused with CodeConflict naming that
+// node. Its commits go through the lease (CommitLeased), so a node that
+// lost the lease without noticing is fenced by the database. Reads of the
+// committed snapshot (pages, history, digest) need no lease.
 //
-// A refusal is an *OwnedElsewhere: the API forwards the request to that
-// node when the cluster has NATS (server/internal/forward), and answers the
-// 409 otherwise.
+// With NATS (ClusterConfig.NATS, follow.go) frames cross nodes: the node
+// serving a session publishes them, any other node streams the session to
+// its own subscribers, so a subscription needs no lease. A refusal is an
+// *OwnedElsewhere: the API forwards the request to that node when the
+// cluster has NATS (server/internal/forward), and answers the 409
+// otherwise.
 
 // ClusterConfig makes a Manager one node of several sharing its Store.
 type ClusterConfig struct {
@@ -33,6 +38,11 @@ type ClusterConfig struct {
 	// LeaseTTL bounds how long a dead node's sessions wait for another
 	// node (default 5 s); leases are renewed every third of it.
 	LeaseTTL time.Duration
+	// NATS, if set, carries frames between the nodes (follow.go): a
+	// subscription then needs no lease, any node streams any session.
+	// The caller connects it (with reconnects on) and closes it after
+	// the manager's Shutdown.
+	NATS *nats.Conn
 }
 
 // OwnedElsewhere refuses a use of a session whose lease another live node
@@ -99,6 +109,7 @@ func (s *live) claim(ctx context.Context) error {
 		return fmt.Errorf("session %s: read it on taking its lease: %w", s.id, err)
 	}
 	s.rec, s.own = rec, o
+	s.startPublishing(o)
 	for i := range recovered {
 		s.publishMessage(&recovered[i])
 	}
@@ -123,10 +134,13 @@ func (s *live) watchLease(o *cluster.Ownership) {
 // holds s.mu.
 func (s *live) dropLease() {
 	s.own = nil
+	s.stopPublishing()
 	if s.turn != nil {
 		s.turn.cancel(errLeaseLost)
 	}
-	s.hub.Resync(fanout.ResyncOwnerChanged, "this node no longer serves the session: re-read the snapshot")
+	if !s.closing { // a deleted or stopping session's hub ends otherwise
+		s.hub.Resync(fanout.ResyncOwnerChanged, "this node no longer serves the session: re-read the snapshot")
+	}
 }
 
 // commit writes a batch of the session's messages: under its lease in a

@@ -32,6 +32,7 @@ func (m *Manager) unload(s *live) {
 		m.unloads++
 	}
 	s.releaseLease()
+	s.stopFollow()
 	if s.lru != nil {
 		m.lru.Remove(s.lru)
 		s.lru = nil

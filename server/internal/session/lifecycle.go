@@ -53,12 +53,14 @@ func (m *Manager) Delete(ctx context.Context, sessionID string) error {
 	if err := m.store.DeleteSession(ctx, sessionID); err != nil {
 		return fmt.Errorf("session %s: delete: %w", sessionID, err)
 	}
+	// The error frame goes out (to other nodes too) before the lease is
+	// released by the unload.
+	s.mu.Lock()
+	s.publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})
+	s.mu.Unlock()
 	m.mu.Lock()
 	m.unload(s)
 	m.mu.Unlock()
-	s.mu.Lock()
-	s.hub.Publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})
-	s.mu.Unlock()
 	s.hub.Close()
 	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
+	"github.com/agentsync/agentsync/server/internal/natsfan"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -35,6 +37,13 @@ type live struct {
 	turn    *turn              // the running turn, nil when idle
 	closing bool               // shutting down: no new turns
 	own     *cluster.Ownership // the session's lease, in a cluster (cluster.go); nil when not served here
+	pub     *natsfan.Publisher // publishes the frames to other nodes while served here with NATS (follow.go)
+
+	// With NATS, the follow of the session while another node serves it
+	// and this one has subscribers of it (follow.go). followMu orders
+	// starts of a follow; follow is read without mu by unload.
+	followMu sync.Mutex
+	follow   atomic.Pointer[natsfan.Follower]
 }
 
 func (s *live) subscribe() (*fanout.Subscriber, error) {
@@ -43,6 +52,14 @@ func (s *live) subscribe() (*fanout.Subscriber, error) {
 	if s.closing {
 		return nil, errStopping
 	}
+	return s.hub.Subscribe(s.joinFrames(false)), nil
+}
+
+// joinFrames is where a subscriber joining now starts: hello, then the
+// streaming projection (the mid-stream join). withOpen adds the streaming
+// message's committed revision before the projection, which a follower
+// on another node builds on (follow.go). Caller holds s.mu.
+func (s *live) joinFrames(withOpen bool) []synccore.Frame {
 	frames := []synccore.Frame{{
 		Kind:         synccore.FrameHello,
 		Protocol:     synccore.ProtocolVersion,
@@ -50,9 +67,12 @@ func (s *live) subscribe() (*fanout.Subscriber, error) {
 		HeadSequence: s.rec.HeadSequence,
 	}}
 	if t := s.turn; t != nil && t.agent != nil && !t.agent.closed() {
+		if withOpen {
+			frames = append(frames, synccore.Frame{Kind: synccore.FrameMessage, Message: t.agent.committed})
+		}
 		frames = t.agent.projectionFrames(frames)
 	}
-	return s.hub.Subscribe(frames), nil
+	return frames
 }
 
 // shutdown cancels the running turn; its goroutine closes the message.
@@ -87,7 +107,16 @@ func (s *live) commitNew(ctx context.Context, msg synccore.Message) (*synccore.M
 // publishMessage sends a committed snapshot; msg must never be mutated
 // afterwards (subscribers share it).
 func (s *live) publishMessage(msg *synccore.Message) {
-	s.hub.Publish(synccore.Frame{Kind: synccore.FrameMessage, Message: msg})
+	s.publish(synccore.Frame{Kind: synccore.FrameMessage, Message: msg})
+}
+
+// publish sends frames to this node's subscribers of the session and,
+// with NATS, to the other nodes' (follow.go). Caller holds s.mu.
+func (s *live) publish(frames ...synccore.Frame) {
+	s.hub.Publish(frames...)
+	if s.pub != nil {
+		s.pub.Send(frames)
+	}
 }
 
 // commitAgent commits the working copy of the turn's agent message as its

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
+	"github.com/agentsync/agentsync/server/internal/natsfan"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -52,6 +53,9 @@ type Manager struct {
 	// nil on a single node.
 	keeper *cluster.Keeper
 	node   string
+	// bus carries frames to and from other nodes (follow.go); nil
+	// without NATS.
+	bus *natsfan.Bus
 
 	turns   sync.WaitGroup // running turn goroutines
 	running atomic.Int64   // how many; tests wait for 0
@@ -124,6 +128,9 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		// this node takes its lease (claim), never all at once.
 		m.node = c.Node
 		m.keeper = cluster.New(cluster.Config{Store: m.store, Node: c.Node, TTL: c.LeaseTTL, Logger: m.log})
+		if c.NATS != nil {
+			m.bus = natsfan.New(c.NATS, m.log)
+		}
 		m.startSweep()
 		return m, nil
 	}
@@ -247,7 +254,17 @@ func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal 
 
 // Subscribe opens a subscription: hello, then the streaming projection
 // (mid-stream join), then live frames.
+// With NATS in a cluster, any node streams any session (follow.go);
+// without, only the node that serves it.
 func (m *Manager) Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error) {
+	if m.bus != nil {
+		s, err := m.session(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		defer m.release(s)
+		return s.subscribeAnywhere(ctx)
+	}
 	s, err := m.served(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -287,6 +304,9 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	for _, s := range lives {
 		s.hub.Close()
+	}
+	if m.bus != nil {
+		m.bus.Close()
 	}
 	if m.keeper != nil {
 		// After the turns' last commits: other nodes may take the

@@ -34,5 +34,5 @@ func (s *live) markRead(t *turn, st *step, seen int64) {
 		DataID:   "read-" + strconv.FormatInt(seen, 10),
 		Data:     map[string]any{"user_sequence": seen},
 	})
-	s.hub.Publish(t.agent.partFrame(w))
+	s.publish(t.agent.partFrame(w))
 }

@@ -59,7 +59,7 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		w := a.add(synccore.Part{Type: typ, StepID: st.id, State: synccore.StateStreaming})
 		w.text = &strings.Builder{}
 		st.blocks[ev.BlockID] = w
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvTextDelta, model.EvReasoningDelta:
 		w := st.blocks[ev.BlockID]
@@ -72,7 +72,7 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		offset := int64(w.text.Len())
 		w.text.WriteString(ev.Delta)
 		w.dirty = true
-		s.hub.Publish(synccore.Frame{
+		s.publish(synccore.Frame{
 			Kind:      synccore.FrameDelta,
 			MessageID: a.committed.MessageID,
 			Revision:  a.committed.Revision,
@@ -87,7 +87,7 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 			return bad("end of a block %q that is not streaming", ev.BlockID)
 		}
 		w.finishText()
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvToolInputStart:
 		if ev.ToolCallID == "" || ev.ToolName == "" {
@@ -99,7 +99,7 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		w := a.add(synccore.Part{Type: synccore.PartTool, StepID: st.id, State: synccore.ToolInputStreaming,
 			ToolCallID: ev.ToolCallID, ToolName: ev.ToolName})
 		st.open = append(st.open, ev.ToolCallID)
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvToolInputDelta:
 		w := a.tool(ev.ToolCallID)
@@ -119,7 +119,7 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		// the call is complete and its input becomes the parsed value.
 		w.p.Input = b.String()
 		w.dirty = true
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvToolCall:
 		if ev.ToolCallID == "" || ev.ToolName == "" {
@@ -139,21 +139,21 @@ func (s *live) apply(t *turn, st *step, ev model.Event) error {
 		w.dirty = true
 		st.open = remove(st.open, ev.ToolCallID)
 		st.calls = append(st.calls, ev.ToolCallID)
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvData:
 		if ev.DataType == "" {
 			return bad("data part without data_type")
 		}
 		w := a.add(synccore.Part{Type: synccore.PartData, StepID: st.id, DataType: ev.DataType, Data: ev.Data, DataID: ev.DataID})
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvFile:
 		if ev.URL == "" || ev.MediaType == "" {
 			return bad("file part without url or media_type")
 		}
 		w := a.add(synccore.Part{Type: synccore.PartFile, StepID: st.id, URL: ev.URL, MediaType: ev.MediaType, Filename: ev.Filename})
-		s.hub.Publish(a.partFrame(w))
+		s.publish(a.partFrame(w))
 
 	case model.EvFinish:
 		st.finish = ev.FinishReason

@@ -83,12 +83,14 @@ func TestSlowSubscriberIsResynced(t *testing.T) {
 	}
 	checkSeqs(t, fast.frames)
 
+	// It read nothing: it gets its hello (a subscription opens with
+	// hello, protocol §4), then the resync.
 	frames, err := slow.Next(e.ctx)
-	if err != nil || len(frames) != 1 || frames[0].Kind != synccore.FrameResync || frames[0].Code != "slow_consumer" {
+	if err != nil || len(frames) != 2 || frames[0].Kind != synccore.FrameHello || frames[1].Kind != synccore.FrameResync || frames[1].Code != "slow_consumer" {
 		t.Fatalf("slow subscriber got %+v, %v", frames, err)
 	}
-	if frames[0].Seq != 1 {
-		t.Fatalf("resync seq %d follows nothing delivered", frames[0].Seq)
+	if frames[1].Seq != 2 {
+		t.Fatalf("resync seq %d does not follow the hello", frames[1].Seq)
 	}
 	if _, err := slow.Next(e.ctx); !errors.Is(err, io.EOF) {
 		t.Fatalf("after the resync: %v, want EOF", err)
