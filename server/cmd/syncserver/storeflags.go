@@ -28,16 +28,16 @@ type storeOptions struct {
 func (o *storeOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.url, "store", "", "a postgres://... URL keeps the sessions in PostgreSQL instead of the -db SQLite file")
 	fs.StringVar(&o.node, "node", "", "with -store postgres://: this node's name, unique among the nodes sharing the database; "+
-		"a node serves a session only while it holds its lease (route each session to one node: nodes do not forward yet)")
+		"a node serves a session only while it holds its lease (without -nats, route each session to one node)")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", 5*time.Second, "with -node: how long a dead node's sessions wait for another node")
-	fs.StringVar(&o.nats, "nats", "", "with -node: a nats://... URL; frames cross nodes over NATS, so a subscription may reach any node")
+	fs.StringVar(&o.nats, "nats", "", "with -node: a nats://... URL; frames cross nodes and requests are forwarded to the session's node over NATS, so a client may reach any node")
 }
 
 // cluster is the server's cluster config: nil without -node.
 func (o *storeOptions) cluster() (*server.Cluster, error) {
 	switch {
 	case o.node == "" && o.nats != "":
-		return nil, fmt.Errorf("-nats needs -node: NATS carries frames between the nodes of a cluster")
+		return nil, fmt.Errorf("-nats needs -node: NATS connects the nodes of a cluster")
 	case o.node == "":
 		return nil, nil
 	case o.url == "":
