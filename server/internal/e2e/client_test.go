@@ -153,7 +153,7 @@ func (h *netHost) pump(d time.Duration) {
 }
 
 // converge pumps until the client is live and its digest equals the
-// server's snapshot digest of the same window, with nothing streaming.
+// server's snapshot digest of the same window, with the turn over.
 func (h *netHost) converge(sid string, timeout time.Duration) {
 	h.t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -161,18 +161,11 @@ func (h *netHost) converge(sid string, timeout time.Duration) {
 		h.pump(20 * time.Millisecond)
 		view := h.c.View()
 		if view.Status == synccore.StatusLive && len(view.Messages) > 0 && noneStreaming(view.Messages) {
-			all := h.s.all(sid, false)
-			if noneStreaming(all) {
-				first := view.Messages[0].Sequence
-				var window []synccore.Message
-				for _, m := range all {
-					if m.Sequence >= first {
-						window = append(window, m)
-					}
-				}
-				if h.c.Digest() == synccore.DigestMessages(window) {
-					return
-				}
+			// Right after a post the client and the store may both hold
+			// just the user message, done: wait for the turn to end (a
+			// post starts its turn before it answers).
+			if h.s.Mgr.Running() == 0 && h.converged(sid, view) {
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -180,6 +173,23 @@ func (h *netHost) converge(sid string, timeout time.Duration) {
 				timeout, view.Status, len(view.Messages), summary(view.Messages))
 		}
 	}
+}
+
+// converged reports whether the client's digest is the store's of the
+// window the client's view holds, with nothing streaming.
+func (h *netHost) converged(sid string, view synccore.View) bool {
+	all := h.s.all(sid, false)
+	if !noneStreaming(all) {
+		return false
+	}
+	first := view.Messages[0].Sequence
+	var window []synccore.Message
+	for _, m := range all {
+		if m.Sequence >= first {
+			window = append(window, m)
+		}
+	}
+	return h.c.Digest() == synccore.DigestMessages(window)
 }
 
 // loadAll asks for older pages until the view holds the whole history.
