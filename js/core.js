@@ -61,8 +61,7 @@ export class Core {
     this.memory = this.x.memory;
     /** Set once a call trapped or the module answered `core_broken`: discard this Core. */
     this.broken = false;
-    this.buf = null; // see mem8
-    this.u8 = null;
+    this.u8 = null; // see mem8
     this.lastRaw = null; // see cachedOutput
     this.lastOut = null;
     this.framesPtr = 0; // see writeFrames
@@ -99,14 +98,11 @@ export class Core {
     return ptr;
   }
 
-  // A Uint8Array over the whole memory, re-created only when the buffer
-  // changed (memory.grow detaches the old one), checked after every call.
+  // A Uint8Array over the whole memory, re-created only when memory.grow
+  // detached the buffer it views (its length is then 0), checked after
+  // every call: reading memory.buffer itself is a call into the engine.
   mem8() {
-    const b = this.memory.buffer;
-    if (b !== this.buf) {
-      this.buf = b;
-      this.u8 = new Uint8Array(b);
-    }
+    if (this.u8 === null || this.u8.length === 0) this.u8 = new Uint8Array(this.memory.buffer);
     return this.u8;
   }
 
