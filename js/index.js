@@ -735,6 +735,10 @@ export class Session {
       messages = messages.slice();
       for (const mc of ch.messages) {
         const at = this.index.get(mc.message_id);
+        // Its appends start from the new object: the old base (and text)
+        // is let go.
+        this.bases.delete(mc.message_id);
+        this.lastBase = null;
         if (mc.message) {
           if (at === undefined) {
             insertBySequence(messages, mc.message);

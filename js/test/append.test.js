@@ -1,8 +1,8 @@
 // The host's patched copy of the view under a long random stream of frames
 // through the real module (one WebSocket message each, as a live socket
 // delivers them): deltas to several parts of several messages, interleaved,
-// ASCII and not, parts replaced and added between them. After every frame
-// the view holds the texts of an independent model, messages and parts
+// ASCII and not, parts replaced and added between them; one frame per task,
+// and in bursts taken together. After every frame (or burst) the view holds the texts of an independent model, messages and parts
 // that did not change keep their identity, changed ones are new objects, and
 // no view handed out earlier changes afterwards; at the end the copy equals
 // the module's own view field for field.
@@ -43,23 +43,27 @@ function part(id, sequence, type, text) {
   return { part_id: id, sequence, type, step_id: 's1', state: 'streaming', ...(text ? { text } : {}) };
 }
 
-test('random appends, replaced and added parts: texts, identity, old views, and the module\'s view', async () => {
-  const random = rng(15);
+// Streams 3,000 random frames, `burst` at most in one go (1: one per task,
+// each handled with its changes; more: the later ones of a burst are taken
+// together at the next read of the view), checking the view after each go.
+async function streamRandomly(seed, burst, schedule) {
+  const random = rng(seed);
   // Six messages; m2 and m4 stream, each with a reasoning and a text part.
   const items = [];
-  const model = new Map(); // message id -> part texts
+  const model = new Map(); // message id -> its parts: {part_id, sequence, type, text}
   for (let s = 1; s <= 6; s++) {
     const streaming = s === 2 || s === 4;
     const parts = streaming ? [part('r', 1, 'reasoning', ''), part('t', 2, 'text', s === 4 ? 'already' : '')] : [part('t', 1, 'text', `done ${s}`)];
     if (!streaming) parts[0].state = 'done';
     items.push({ message_id: `m${s}`, session_id: SESSION, sequence: s, revision: 1, role: 'agent', state: streaming ? 'streaming' : 'done', turn_id: 't', visibility: 'visible', created_at: s, parts });
-    model.set(`m${s}`, parts.map((p) => p.text ?? ''));
+    model.set(`m${s}`, parts.map((p) => ({ part_id: p.part_id, sequence: p.sequence, type: p.type, text: p.text ?? '' })));
   }
+  const textsOf = (id) => model.get(id).map((p) => p.text);
   const body = encode({ items, total: 6, start_sequence: 1, end_sequence: 6, has_more: false });
   const session = await connect({
     url: 'http://test.invalid', sessionId: SESSION, wasm: wasmPath, WebSocket: ScriptedSocket, wait: false,
     fetch: async () => new Response(body, { status: 200 }),
-    schedule: (flush) => flush(),
+    schedule,
   });
   const ws = ScriptedSocket.last;
   await new Promise((r) => setTimeout(r, 0));
@@ -68,7 +72,7 @@ test('random appends, replaced and added parts: texts, identity, old views, and 
   await session.waitFor((v) => v.status === 'live');
 
   // The texts rebuilt from 'change' events alone.
-  const told = new Map([...model].map(([id, texts]) => [id, [...texts]]));
+  const told = new Map([...model].map(([id]) => [id, textsOf(id)]));
   session.on('change', (c) => {
     assert.equal(c.reset, false);
     for (const mc of c.messages) {
@@ -81,55 +85,70 @@ test('random appends, replaced and added parts: texts, identity, old views, and 
   const kept = []; // [view, its texts then]: no view changes once handed out
   let prev = session.view;
   let longest = 0;
-  for (let step = 0; step < 3000; step++) {
-    const id = streaming[Math.floor(random() * 2)];
-    const texts = model.get(id);
-    const r = random();
-    let index = Math.floor(random() * texts.length); // the part that changes
-    let frame;
-    if (r < 0.97) {
-      let text = '';
-      for (let k = 1 + Math.floor(random() * 4); k > 0; k--) text += ALPHABET[Math.floor(random() * ALPHABET.length)];
-      frame = { seq: seq++, kind: 'delta', message_id: id, revision: 1, part_id: prev.messages.find((m) => m.message_id === id).parts[index].part_id, offset: utf8.encode(texts[index]).length, text };
-      texts[index] += text;
-    } else if (r < 0.99 || texts.length >= 5) {
-      const held = prev.messages.find((m) => m.message_id === id).parts[index];
-      const text = random() < 0.5 && texts[index] !== '' ? '' : `replaced ${step}`; // a change, never the same text
-      frame = { seq: seq++, kind: 'part', message_id: id, revision: 1, part: part(held.part_id, held.sequence, held.type, text) };
-      texts[index] = text;
-    } else {
-      frame = { seq: seq++, kind: 'part', message_id: id, revision: 1, part: part(`n${step}`, texts.length + 1, 'text', '') };
-      index = texts.length;
-      texts.push('');
+  for (let step = 0; step < 3000;) {
+    const changed = new Map(); // message id -> indexes of the parts that changed
+    for (let k = 1 + Math.floor(random() * burst); k > 0; k--, step++) {
+      const id = streaming[Math.floor(random() * 2)];
+      const parts = model.get(id);
+      const r = random();
+      let index = Math.floor(random() * parts.length);
+      const held = parts[index];
+      let frame;
+      if (r < 0.97) {
+        let text = '';
+        for (let n = 1 + Math.floor(random() * 4); n > 0; n--) text += ALPHABET[Math.floor(random() * ALPHABET.length)];
+        frame = { kind: 'delta', message_id: id, revision: 1, part_id: held.part_id, offset: utf8.encode(held.text).length, text };
+        held.text += text;
+      } else if (r < 0.99 || parts.length >= 5) {
+        const text = random() < 0.5 && held.text !== '' ? '' : `replaced ${step}`; // a change, never the same text
+        frame = { kind: 'part', message_id: id, revision: 1, part: part(held.part_id, held.sequence, held.type, text) };
+        held.text = text;
+      } else {
+        index = parts.length;
+        parts.push({ part_id: `n${step}`, sequence: index + 1, type: 'text', text: '' });
+        frame = { kind: 'part', message_id: id, revision: 1, part: part(`n${step}`, index + 1, 'text', '') };
+      }
+      ws.onmessage({ data: encode([{ seq: seq++, ...frame }]) });
+      if (!changed.has(id)) changed.set(id, new Set());
+      changed.get(id).add(index);
+      longest = Math.max(longest, model.get(id)[index].text.length);
     }
-    ws.onmessage({ data: encode([frame]) });
 
     const view = session.view;
     assert.notEqual(view, prev, `step ${step}: a change makes a new view`);
     for (const m of view.messages) {
-      assert.deepEqual(m.parts.map((p) => p.text ?? ''), model.get(m.message_id), `step ${step}: texts of ${m.message_id}`);
+      assert.deepEqual(m.parts.map((p) => p.text ?? ''), textsOf(m.message_id), `step ${step}: texts of ${m.message_id}`);
       const before = prev.messages.find((x) => x.message_id === m.message_id);
-      if (m.message_id !== id) {
+      const indexes = changed.get(m.message_id);
+      if (!indexes) {
         assert.equal(m, before, `step ${step}: ${m.message_id} did not change and keeps its identity`);
         continue;
       }
       assert.notEqual(m, before, `step ${step}: the changed message is a new object`);
       assert.notEqual(m.parts, before.parts, `step ${step}: with a new parts array`);
       m.parts.forEach((p, i) => {
-        if (i === index) assert.notEqual(p, before.parts[i], `step ${step}: the changed part is a new object`);
+        if (indexes.has(i)) assert.notEqual(p, before.parts[i], `step ${step}: a changed part is a new object`);
         else assert.equal(p, before.parts[i], `step ${step}: an unchanged part keeps its identity`);
       });
     }
-    longest = Math.max(longest, ...texts.map((t) => t.length));
-    if (step % 97 === 0) kept.push([view, view.messages.map((m) => m.parts.map((p) => p.text ?? ''))]);
+    if (kept.length < step / 97) kept.push([view, view.messages.map((m) => m.parts.map((p) => p.text ?? ''))]);
     prev = view;
   }
+  await new Promise((r) => setTimeout(r, 0)); // the last change events
   for (const [view, texts] of kept) {
     assert.deepEqual(view.messages.map((m) => m.parts.map((p) => p.text ?? '')), texts, 'a view handed out earlier is unchanged');
   }
-  assert.deepEqual(told, model, 'change events tell every text');
+  assert.deepEqual(told, new Map([...model].map(([id]) => [id, textsOf(id)])), 'change events tell every text');
   assert.ok(longest > 600, `the texts outgrow the host's tail chunk of 256 (longest ${longest})`);
   // Field for field what the module holds (a text field present or left out alike).
   assert.deepEqual(session.view.messages, decode(encode(session.core.view().messages)));
   session.close();
+}
+
+test('random frames one per task: texts, identity, old views, change events, the module\'s view', async () => {
+  await streamRandomly(15, 1, (flush) => flush());
+});
+
+test('random frames in bursts, taken together at the next read of the view', async () => {
+  await streamRandomly(16, 5, 'microtask');
 });
