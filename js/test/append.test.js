@@ -2,10 +2,11 @@
 // through the real module (one WebSocket message each, as a live socket
 // delivers them): deltas to several parts of several messages, interleaved,
 // ASCII and not, parts replaced and added between them; one frame per task,
-// and in bursts taken together. After every frame (or burst) the view holds the texts of an independent model, messages and parts
-// that did not change keep their identity, changed ones are new objects, and
-// no view handed out earlier changes afterwards; at the end the copy equals
-// the module's own view field for field.
+// and in bursts taken together. After every frame (or burst) the view holds
+// the texts of an independent model, messages and parts that did not change
+// keep their identity, changed ones are new objects, and no view handed out
+// earlier changes afterwards; at the end 'change' events told every text and
+// the copy equals the module's own view field for field.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
