@@ -139,13 +139,10 @@ export class AppendsReader {
     if (n > 24) return utf8.decode(u8.subarray(s, s + n));
     // A delta's text is a few bytes: built by hand, as TextDecoder's call
     // costs more than the bytes; anything not ASCII goes to the decoder.
-    let out = '';
     for (let i = s; i < s + n; i++) {
-      const c = u8[i];
-      if (c >= 0x80) return utf8.decode(u8.subarray(s, s + n));
-      out += String.fromCharCode(c);
+      if (u8[i] >= 0x80) return utf8.decode(u8.subarray(s, s + n));
     }
-    return out;
+    return ascii(u8, s, n);
   }
 
   // The next string, or prev itself when its bytes spell prev (ASCII).
@@ -169,4 +166,17 @@ export class AppendsReader {
     this.p = save;
     return this.str();
   }
+}
+
+// The ASCII bytes u8[s, s+n) as a string, eight characters per
+// String.fromCharCode call with its arguments spelled out: a quarter of the
+// cost of a call per character, or of fromCharCode.apply over a subarray.
+function ascii(u8, s, n) {
+  let out = '';
+  let i = s;
+  for (; i + 8 <= s + n; i += 8) {
+    out += String.fromCharCode(u8[i], u8[i + 1], u8[i + 2], u8[i + 3], u8[i + 4], u8[i + 5], u8[i + 6], u8[i + 7]);
+  }
+  for (; i < s + n; i++) out += String.fromCharCode(u8[i]);
+  return out;
 }

@@ -188,7 +188,11 @@ export interface MessagePage {
   has_more: boolean;
 }
 
-/** What a UI renders. Unchanged messages keep their identity from one view to the next. */
+/**
+ * What a UI renders. Unchanged messages (and parts) keep their identity from
+ * one view to the next; changed ones are new objects. A view is never
+ * modified once handed out: a change makes a new one.
+ */
 export interface View {
   session_id: string;
   status: Status;

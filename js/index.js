@@ -15,6 +15,8 @@ export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
+// The length at which the tail of a streamed text joins its head (_appendToPart).
+const TAIL_CHUNK = 256;
 
 /**
  * Opens a session view and resolves once it is live (snapshot applied,
@@ -173,6 +175,8 @@ export class Session {
     this.handlers = new Map();
     this._view = { ...EMPTY_VIEW, session_id: this.sessionId };
     this.index = new Map(); // message_id -> position in _view.messages
+    this.bases = new Map(); // message_id -> the objects appends copy (_appendToPart)
+    this.lastBase = null; // the entry of bases the last append used
     this.dirty = true; // the core handled events since the view was patched
     this.recovering = false; // a rebuilt core is not live yet: keep the old messages
     this.pendingChanges = []; // change events not yet emitted, oldest first
@@ -354,12 +358,18 @@ export class Session {
       reply?.(undefined);
       return undefined;
     }
-    this.queue.push(ev);
     if (reply) this.replies.set(ev, reply);
-    if (this.handling) return undefined;
+    if (this.handling) {
+      this.queue.push(ev);
+      return undefined;
+    }
     this.handling = true;
     let last;
     try {
+      // The event itself is not queued (nothing else is: the queue only
+      // fills while an event is handled), so a delta costs no queue trip.
+      last = this._handleOne(ev);
+      this._reply(ev, last);
       while (this.queue.length > 0) {
         const next = this.queue.shift();
         last = this._handleOne(next);
@@ -372,6 +382,7 @@ export class Session {
   }
 
   _reply(ev, out) {
+    if (this.replies.size === 0) return;
     const reply = this.replies.get(ev);
     if (!reply) return;
     this.replies.delete(ev);
@@ -479,7 +490,7 @@ export class Session {
       const d = e.data;
       // The protocol sends binary messages only; anything else is handed to
       // the core as bytes so that it reports it as malformed and resyncs.
-      const bytes = d instanceof ArrayBuffer ? new Uint8Array(d) : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new TextEncoder().encode(String(d));
+      const bytes = d instanceof ArrayBuffer ? new Uint8Array(d) : d instanceof Uint8Array ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new TextEncoder().encode(String(d));
       this._dispatch(bytes);
     };
     ws.onerror = () => this._lost(gen, ws, 'websocket error');
@@ -709,24 +720,14 @@ export class Session {
         old.include_internal === !!ch.include_internal && (old.next_before_sequence ?? 0) === (ch.next_before_sequence ?? 0)) {
       return false; // nothing a reader can see changed: the view keeps its identity
     }
+    if (appends && changed) return this._applyAppends(ch, old.messages);
     let messages = old.messages;
     const change = { reset: !!ch.reset, messages: [] };
     if (appends) {
-      if (changed) {
-        // The change event is built only for someone to hear it.
-        const told = this.handlers.get('change')?.size > 0;
-        messages = messages.slice();
-        for (let k = 0; k < appends.length; k += 3) {
-          const at = this.index.get(appends[k]);
-          if (at === undefined) return this._unknownMessage(appends[k]);
-          const index = appends[k + 1];
-          const appended = appends[k + 2];
-          const message = appendToPart(messages[at], index, appended);
-          messages[at] = message;
-          if (told) change.messages.push({ message_id: message.message_id, message, parts: [{ index, part: message.parts[index], appended }] });
-        }
-      }
+      // nothing appended: only the scalars below changed
     } else if (ch.reset) {
+      this.bases.clear();
+      this.lastBase = null;
       messages = ch.messages.map((mc) => mc.message);
       this.index = new Map(messages.map((m, i) => [m.message_id, i]));
       for (const m of messages) change.messages.push(wholeChange(m));
@@ -734,6 +735,10 @@ export class Session {
       messages = messages.slice();
       for (const mc of ch.messages) {
         const at = this.index.get(mc.message_id);
+        // Its appends start from the new object: the old base (and text)
+        // is let go.
+        this.bases.delete(mc.message_id);
+        this.lastBase = null;
         if (mc.message) {
           if (at === undefined) {
             insertBySequence(messages, mc.message);
@@ -751,6 +756,38 @@ export class Session {
         }
       }
     }
+    this._setView(messages, ch);
+    if (change.reset || change.messages.length > 0) this._pushChange(change);
+    return true;
+  }
+
+  // _apply for the appends form, the take of almost every delta: text
+  // appended to held parts, and nothing else built than what a reader gets
+  // (the change event only for someone to hear it).
+  _applyAppends(ch, held) {
+    const appends = ch.appends;
+    const messages = held.slice();
+    const told = this.handlers.get('change')?.size > 0;
+    let change = null;
+    for (let k = 0; k < appends.length; k += 3) {
+      const at = this.index.get(appends[k]);
+      if (at === undefined) return this._unknownMessage(appends[k]);
+      const index = appends[k + 1];
+      const appended = appends[k + 2];
+      const message = this._appendToPart(messages[at], index, appended);
+      messages[at] = message;
+      if (told) {
+        change ??= { reset: false, messages: [] };
+        change.messages.push({ message_id: message.message_id, message, parts: [{ index, part: message.parts[index], appended }] });
+      }
+    }
+    this._setView(messages, ch);
+    if (change !== null) this._pushChange(change);
+    return true;
+  }
+
+  // A new view: these messages and the scalars of a take of changes.
+  _setView(messages, ch) {
     const view = {
       session_id: this.sessionId,
       status: this.status,
@@ -762,8 +799,55 @@ export class Session {
     };
     if (ch.next_before_sequence) view.next_before_sequence = ch.next_before_sequence;
     this._view = view;
-    if (change.reset || change.messages.length > 0) this._pushChange(change);
-    return true;
+  }
+
+  // held with text appended to part i: a new message, parts array and
+  // part; the other parts are shared with the previous view. Two costs of
+  // the obvious `{...held, parts}` are avoided (each about as dear as the
+  // rest of a delta):
+  //   - The copies are spread from the objects a run of appends started
+  //     from (bases), not from the previous delta's copies: V8 spreads one
+  //     object over and over fast, a copy of a copy of a copy several times
+  //     slower. Appends change nothing but text, so a base's other fields
+  //     are the held ones.
+  //   - The text is head + tail, the tail a flat string of the last few
+  //     deltas rebuilt on each: `text + delta` would keep two small strings
+  //     alive per delta (the delta and a cons string), and V8's young
+  //     collector pays for every object that survives it. The head takes
+  //     the tail once it is TAIL_CHUNK long.
+  _appendToPart(held, i, text) {
+    let b = this.lastBase;
+    if (b === null || b.message !== held) {
+      b = this.bases.get(held.message_id);
+      if (b === undefined || b.message !== held) {
+        b = { message: held, base: held, parts: [] };
+        this.bases.set(held.message_id, b);
+      }
+      this.lastBase = b;
+    }
+    const parts = held.parts.slice();
+    const cur = parts[i];
+    let s = b.parts[i];
+    if (s === undefined || s.made !== cur) s = b.parts[i] = { base: null, made: cur, head: cur.text ?? '', tail: '' };
+    const tail = s.tail === '' ? text : [s.tail, text].join(''); // join builds a flat string
+    let full;
+    if (tail.length >= TAIL_CHUNK) {
+      full = s.head = s.head + tail;
+      s.tail = '';
+    } else {
+      s.tail = tail;
+      full = s.head + tail;
+    }
+    // The base is the first copy, not the held part: a part that streams
+    // starts without text (an empty field is left out), and a spread that
+    // adds a field is the slow kind too.
+    const part = { ...(s.base ?? cur), text: full };
+    if (s.base === null) s.base = part;
+    s.made = part;
+    parts[i] = part;
+    const message = { ...b.base, parts };
+    b.message = message;
+    return message;
   }
 
   // A patch of a message this copy lacks: a host bug. Start over.
@@ -817,15 +901,6 @@ function patchMessage(held, mc) {
     changed.push({ index: a.index, part, appended: a.text });
   }
   return { message: { ...held, parts }, parts: changed };
-}
-
-// A held message with text appended to part i: a new message, parts array
-// and part; the other parts are shared with the previous view.
-function appendToPart(held, i, text) {
-  const parts = held.parts.slice();
-  const p = parts[i];
-  parts[i] = { ...p, text: (p.text ?? '') + text };
-  return { ...held, parts };
 }
 
 // appendsOnlyTo reports whether every part of change `next` only had text

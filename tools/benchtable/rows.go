@@ -84,6 +84,15 @@ var rows = []row{
 	{"js.host_delta_appended_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
 	{"js.ai_sdk_queued_100000", "ns/op", "js.ai_sdk_pulled_100000", "", note("(AI SDK, chunks queued up front)")},
 	{"js.host_delta_200msgs_10000", "ns/op", "js.host_delta_10000", "", note("(200 messages, delta to the middle)")},
+	{"js.host_delta_appended_100000", "ns/op", "js.ai_sdk_pulled_100000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	// The same with 200 messages in the view and the delta going to one in the middle, without and with the 'change' listener.
+	{"js.host_delta_200msgs_10000", "ns/op", "js.ai_sdk_pulled_10000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	{"js.host_delta_200msgs_100000", "ns/op", "js.ai_sdk_pulled_100000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	{"js.host_delta_200msgs_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	{"js.host_delta_200msgs_1000000", "ns/op", "js.host_delta_200msgs_10000", "", ratioAtMost(1.5, "<=1.5x of 10,000")},
+	{"js.host_delta_200msgs_appended_10000", "ns/op", "js.ai_sdk_pulled_10000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	{"js.host_delta_200msgs_appended_100000", "ns/op", "js.ai_sdk_pulled_100000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	{"js.host_delta_200msgs_appended_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
 	// The demo page in Chromium streaming a 1,000,000-character answer at the model's full speed.
 	{"js.page_long_1000000", "longest_task_ms", "", "", atMost(50, "<=50 ms")},
 	{"js.page_long_1000000", "median_frame_ms", "", "", atMost(16, "<=16 ms")},
