@@ -81,21 +81,8 @@ func TestOwnerKilledMidStream(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	a.kill()
-	killedAt := time.Now()
-	for {
-		r := b.post(sid, "hello from b")
-		if r.status == http.StatusCreated {
-			break
-		}
-		if r.status != http.StatusConflict {
-			t.Fatalf("post on b after a died: %d %s", r.status, r.body)
-		}
-		if time.Since(killedAt) > 5*ttl {
-			t.Fatalf("b did not take the session within %s: %+v", 5*ttl, r.err)
-		}
-		time.Sleep(ttl / 20)
-	}
-	t.Logf("b took the session %s after a died (TTL %s)", time.Since(killedAt), ttl)
+	took := postUntilServed(t, b, sid, "hello from b", time.Now(), ttl)
+	t.Logf("b took the session %s after a died (TTL %s)", took, ttl)
 
 	h := turnDone(t, b, sid, 4, 20*time.Second)
 	open := h[1]

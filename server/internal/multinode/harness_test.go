@@ -192,6 +192,27 @@ func (n *node) subscribe(sid string) (*websocket.Conn, answer) {
 	return nil, a
 }
 
+// postUntilServed posts text on n until n serves the session (201),
+// while another node's lease on it lapses: the time it took after since.
+// The bound: the old owner's last renewal was at most TTL/3 before since,
+// its lease lasts TTL from then; the rest is room for a loaded machine.
+func postUntilServed(t *testing.T, n *node, sid, text string, since time.Time, ttl time.Duration) time.Duration {
+	t.Helper()
+	for {
+		r := n.post(sid, text)
+		if r.status == http.StatusCreated {
+			return time.Since(since)
+		}
+		if r.status != http.StatusConflict {
+			t.Fatalf("post on %s during the takeover: %d %s", n.name, r.status, r.body)
+		}
+		if time.Since(since) > 5*ttl {
+			t.Fatalf("%s did not take the session within %s: %+v", n.name, 5*ttl, r.err)
+		}
+		time.Sleep(ttl / 20)
+	}
+}
+
 // follower runs a synccore.Client against one node: its subscription on a
 // real WebSocket, its pages over HTTP msgpack, its timers real. Its
 // events run on one goroutine at a time (converge, or run's).

@@ -116,21 +116,8 @@ func TestKill9OwnerProcess(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	killedAt := time.Now()
-	for {
-		r := b.post(sid, "hello from b")
-		if r.status == http.StatusCreated {
-			break
-		}
-		if r.status != http.StatusConflict {
-			t.Fatalf("post on b after the kill: %d %s", r.status, r.body)
-		}
-		if time.Since(killedAt) > 5*procTTL {
-			t.Fatalf("b did not take the session within %s: %+v", 5*procTTL, r.err)
-		}
-		time.Sleep(procTTL / 20)
-	}
-	t.Logf("b took the session %s after the kill (TTL %s)", time.Since(killedAt), procTTL)
+	took := postUntilServed(t, b, sid, "hello from b", time.Now(), procTTL)
+	t.Logf("b took the session %s after the kill (TTL %s)", took, procTTL)
 
 	h := turnDone(t, b, sid, 4, 20*time.Second)
 	if u := h[0]; u.Parts[0].Text != "scenario:text chars=8000 delta=4" {

@@ -56,24 +56,7 @@ func TestTakeoverFromAStalledNode(t *testing.T) {
 
 	a.store.stalled.Store(true)
 	stalledAt := time.Now()
-	var took time.Duration
-	for {
-		r := b.post(sid, "hello from b")
-		if r.status == http.StatusCreated {
-			took = time.Since(stalledAt)
-			break
-		}
-		if r.status != http.StatusConflict {
-			t.Fatalf("post on b during the takeover: %d %s", r.status, r.body)
-		}
-		// The bound: a's last renewal was at most TTL/3 before the stall,
-		// its lease lasts TTL from then; the rest is room for a loaded
-		// machine.
-		if time.Since(stalledAt) > 5*ttl {
-			t.Fatalf("b did not take the session within %s: %+v", 5*ttl, r.err)
-		}
-		time.Sleep(ttl / 20)
-	}
+	took := postUntilServed(t, b, sid, "hello from b", stalledAt, ttl)
 	t.Logf("b took the session %s after a stalled (TTL %s)", took, ttl)
 
 	hist := b.history(sid)
