@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
@@ -134,7 +136,13 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	user, err := a.mgr.PostMessage(ctx, req.ID, session.PostMessage{Parts: parts})
+	post := session.PostMessage{Parts: parts}
+	user, err := a.mgr.PostMessage(ctx, req.ID, post)
+	if owners, ferr := a.chatElsewhere(w, r, err, http.MethodPost, "/v1/sessions/"+url.PathEscape(req.ID)+"/messages", post, http.StatusCreated); owners != nil {
+		err = json.Unmarshal(owners, &user)
+	} else {
+		err = ferr
+	}
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -154,7 +162,10 @@ func (a *api) chatContinue(w http.ResponseWriter, r *http.Request, sessionID str
 		return
 	}
 	for id, approved := range decisions {
-		_, err := a.mgr.Answer(ctx, sessionID, id, map[string]any{"approved": approved})
+		response := map[string]any{"approved": approved}
+		_, err := a.mgr.Answer(ctx, sessionID, id, response)
+		_, err = a.chatElsewhere(w, r, err, http.MethodPost, "/v1/sessions/"+url.PathEscape(sessionID)+"/interactions/"+url.PathEscape(id),
+			answerRequest{Response: response}, http.StatusOK)
 		var te *synccore.Error
 		if errors.As(err, &te) && te.Code == synccore.CodeNotPending {
 			err = nil // answered already (a retried request): the message shows the outcome
