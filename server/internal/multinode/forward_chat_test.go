@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -45,7 +46,7 @@ func chatBody(sid string, last map[string]any) string {
 // unchanged), and the reply streams from the receiving node, following the
 // owner's frames over NATS: the streamed text is the committed text.
 func TestChatOnAnotherNodeRunsOnTheOwner(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -17,7 +18,7 @@ import (
 // before b forwards a post: no node answers on its subject, b waits for
 // its lease to lapse, takes the session over and serves the post itself.
 func TestForwardToADeadOwnerIsServedAfterTakeover(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	sid := exchangeOn(t, a.node)
@@ -54,7 +55,7 @@ func TestForwardToADeadOwnerIsServedAfterTakeover(t *testing.T) {
 // same post is fenced. The post is in the session once, and a client's
 // retry through c gets the same answer.
 func TestForwardToAStalledOwnerIsServedOnceAfterTakeover(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)
@@ -97,7 +98,7 @@ func TestForwardToAStalledOwnerIsServedOnceAfterTakeover(t *testing.T) {
 // typed 503 closed with Retry-After, not a second post. Once the owner's
 // commit lands, the client's retry with the same key answers that post.
 func TestForwardToASlowOwnerGetsATypedErrorAndARetryPostsOnce(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	sid := exchangeOn(t, a.node)

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentsync/agentsync/server"
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -22,21 +22,6 @@ import (
 // forwardTimeout bounds one forward in these tests: far above a forward's
 // few milliseconds on a loaded machine, short enough for the stall tests.
 const forwardTimeout = 1500 * time.Millisecond
-
-// startNATS runs an embedded NATS server on a loopback port for the test.
-func startNATS(t *testing.T) *natsserver.Server {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	t.Cleanup(ns.Shutdown)
-	return ns
-}
 
 // fwdNode is a node on the shared NATS server: its own connection, as a
 // separate process would have, and a gate on its commits.
@@ -48,13 +33,9 @@ type fwdNode struct {
 
 // startForwardingNode starts a node on ns; tune, if set, adjusts its
 // config further.
-func startForwardingNode(t *testing.T, db, name string, ns *natsserver.Server, tune func(*server.Config)) *fwdNode {
+func startForwardingNode(t *testing.T, db, name string, ns *natstest.Server, tune func(*server.Config)) *fwdNode {
 	t.Helper()
-	nc, err := nats.Connect(ns.ClientURL(), nats.Name(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close) // registered first: runs after the node's Close
+	nc := natstest.Connect(t, ns.URL(), name) // its cleanup runs after the node's Close
 	gate := &commitGate{}
 	n := startNode(t, db, name, ttl, func(c *server.Config) {
 		gate.Store = c.Store

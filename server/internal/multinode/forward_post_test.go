@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server"
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -25,7 +26,7 @@ func postBody(text string) string {
 // lease: same holder, same epoch), and the client gets a's answer, byte
 // for byte what a answers the same request (JSON and msgpack).
 func TestForwardedPostRunsOnTheOwner(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)
@@ -69,7 +70,7 @@ func TestForwardedPostRunsOnTheOwner(t *testing.T) {
 // An approval answered on c reaches the interaction pending in a's turn:
 // the turn goes on, on a, to its end.
 func TestForwardedAnswerReachesThePendingInteraction(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)
@@ -140,7 +141,7 @@ func interactionPart(m synccore.Message, id string) *synccore.Part {
 // the claim (a body that does not decode, an invalid part) or the owner
 // does (an unknown action or interaction). Nothing is committed.
 func TestForwardedBadInputGetsTheOwnersError(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	small := func(c *server.Config) { c.Limits.MaxBodyBytes = 4 << 10 }
 	a := startForwardingNode(t, db, "node-a", ns, small)
 	b := startForwardingNode(t, db, "node-b", ns, small)
@@ -205,7 +206,7 @@ func TestForwardedBadInputGetsTheOwnersError(t *testing.T) {
 // another node, sometimes concurrently. Every answer to a key is the
 // first one, byte for byte, and the session holds each key's message once.
 func TestForwardedRetriesNeverDoublePost(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)
@@ -267,7 +268,7 @@ func TestForwardedRetriesNeverDoublePost(t *testing.T) {
 // the one that does: set_model through c changes a's session, the delete
 // through b removes it for every node.
 func TestForwardedActionAndDelete(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	c := startForwardingNode(t, db, "node-c", ns, nil)

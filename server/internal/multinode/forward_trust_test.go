@@ -11,6 +11,7 @@ import (
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/forward"
+	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -27,7 +28,7 @@ var tokenIsPrincipal = auth.Func(func(_ *http.Request, token string) (string, er
 // request put on a's subject by hand acts for the principal it names, so
 // a checks that one owns the session (and the trust is NATS's).
 func TestForwardedRequestActsForItsPrincipal(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	withAuth := func(c *server.Config) { c.Authorizer = tokenIsPrincipal }
 	a := startForwardingNode(t, db, "node-a", ns, withAuth)
 	b := startForwardingNode(t, db, "node-b", ns, withAuth)
@@ -79,7 +80,7 @@ func TestForwardedRequestActsForItsPrincipal(t *testing.T) {
 // claims the session again rather than passing the refusal on; a node
 // nobody listens for is ErrUnreachable at once.
 func TestForwardToANodeThatDoesNotServeTheSession(t *testing.T) {
-	db, ns := pg.Database(t), startNATS(t)
+	db, ns := pg.Database(t), natstest.Start(t)
 	a := startForwardingNode(t, db, "node-a", ns, nil)
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	sid := exchangeOn(t, a.node)

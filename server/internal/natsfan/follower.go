@@ -71,7 +71,7 @@ func (b *Bus) Follow(ctx context.Context, sessionID string, hub *fanout.Hub, com
 	var snap batch
 	reply, err := b.nc.RequestWithContext(rctx, snapshotPrefix+sessionID, nil)
 	switch {
-	case errors.Is(err, nats.ErrNoResponders):
+	case errors.Is(err, nats.ErrNoResponders) || (err == nil && len(reply.Data) == 0): // nobody serves it
 		head, err := committedHead(ctx)
 		if err != nil {
 			return fail(err)

@@ -29,7 +29,8 @@ type Publisher struct {
 // (head sequence), the streaming agent message's committed revision as a
 // message frame (if one streams) and the part frames streamed since, with
 // the counter of the last batch that state holds. It takes the session's
-// lock; ok false means this node no longer serves the session (no answer).
+// lock; ok false means this node no longer serves the session (an empty
+// answer: the follower starts from the store).
 type SnapshotFunc func() (counter uint64, frames []synccore.Frame, ok bool)
 
 // Publish starts publishing the session for the lease of epoch, and
@@ -44,6 +45,10 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 	sub, err := b.nc.Subscribe(snapshotPrefix+sessionID, func(req *nats.Msg) {
 		counter, frames, ok := snapshot()
 		if !ok {
+			// An empty answer: this node no longer serves the session (it
+			// is closing, or lost it), so the follower reads the store as
+			// of a session no node serves, at once.
+			_ = req.Respond(nil)
 			return
 		}
 		data, err := appendBatch(nil, epoch, counter, frames)

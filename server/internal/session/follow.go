@@ -85,7 +85,10 @@ func (s *live) startPublishing(o *cluster.Ownership) {
 	p, err := s.m.bus.Publish(s.id, o.Lease().Epoch, func() (uint64, []synccore.Frame, bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.own != o || s.pub == nil {
+		// A closing session (deleted, or the server stopping) answers no
+		// snapshot: a follower then reads the store, as of a session no
+		// node serves, and finds it gone.
+		if s.own != o || s.pub == nil || s.closing {
 			return 0, nil, false
 		}
 		return s.pub.Counter(), s.joinFrames(true), true
