@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
@@ -46,7 +44,7 @@ func (a *api) chatElsewhere(w http.ResponseWriter, r *http.Request, err error, m
 	resp, err := a.fwd.Forward(r.Context(), oe.Node, a.forwardRequest(fr, data))
 	switch {
 	case errors.Is(err, forward.ErrUnreachable) || errors.Is(err, forward.ErrTimeout) || (err == nil && resp.NotServed):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(oe.Expires).Seconds()+0.999))))
+		setRetryAfterLease(w, oe)
 		return nil, synccore.Errorf(synccore.CodeClosed,
 			"session %q is served by node %q, which did not take this chat's write from node %q; retry", oe.SessionID, oe.Node, a.fwd.Node())
 	case err != nil:

@@ -117,10 +117,15 @@ func (a *api) awaitLapse(ctx context.Context, oe *session.OwnedElsewhere) bool {
 // answered nor let its lease lapse: 503 closed, Retry-After until the
 // lease's expiry as last seen.
 func (a *api) writeUnreachable(w http.ResponseWriter, r *http.Request, oe *session.OwnedElsewhere) {
-	secs := max(1, int(time.Until(oe.Expires).Seconds()+0.999))
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	setRetryAfterLease(w, oe)
 	a.writeError(w, r, synccore.Errorf(synccore.CodeClosed,
 		"session %q is served by node %q, which did not answer this node (%q) in time; retry", oe.SessionID, oe.Node, a.fwd.Node()))
+}
+
+// setRetryAfterLease tells the client to retry once oe's lease, as last
+// seen, has expired (at least 1 s).
+func setRetryAfterLease(w http.ResponseWriter, oe *session.OwnedElsewhere) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(oe.Expires).Seconds()+0.999))))
 }
 
 // forwardRequest is r as the owner runs it.

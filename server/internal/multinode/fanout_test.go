@@ -1,7 +1,6 @@
 package multinode
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -27,7 +26,6 @@ func paced(c *server.Config) { c.Speed = model.Speed{Delta: 2 * time.Millisecond
 // a broken stream; a raw subscription that joins c mid-stream gets the
 // text streamed so far and then every delta exactly once.
 func TestFollowersOnThreeNodes(t *testing.T) {
-	ctx := context.Background()
 	ns := natstest.Start(t)
 	db := pg.Database(t)
 	a := startNATSNode(t, db, ns, "node-a", steadyTTL, paced)
@@ -70,11 +68,7 @@ func TestFollowersOnThreeNodes(t *testing.T) {
 	mustStatus(t, "answer on a", a.call("POST", "/v1/sessions/"+sid+"/interactions/"+id, `{"response":{"approved":true}}`), http.StatusOK)
 	turnDone(t, a, sid, 4, 20*time.Second)
 
-	want, err := a.srv.Digest(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crowd.converge(want, 20*time.Second)
+	crowd.converge(a, sid, 20*time.Second)
 }
 
 // A session deleted on the node that serves it ends the subscriptions on

@@ -1,6 +1,7 @@
 package multinode
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -89,10 +90,14 @@ func (c *crowd) join(n *node, sid string, cutEvery time.Duration) *follower {
 	return f
 }
 
-// converge stops driving, then has every follower converge on want and
-// checks none saw a broken stream.
-func (c *crowd) converge(want string, timeout time.Duration) {
+// converge stops driving, then has every follower converge on the digest
+// n's server gives of sid, and checks none saw a broken stream.
+func (c *crowd) converge(n *node, sid string, timeout time.Duration) {
 	c.t.Helper()
+	want, err := n.srv.Digest(context.Background(), sid)
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	close(c.stop)
 	for _, d := range c.done {
 		<-d
