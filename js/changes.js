@@ -132,17 +132,10 @@ export class AppendsReader {
 
   str() {
     const n = this.strLen();
-    const u8 = this.u8;
     const s = this.p;
     if (s + n > this.end) throw new MsgpackError('appends: truncated string');
     this.p += n;
-    if (n > 24) return utf8.decode(u8.subarray(s, s + n));
-    // A delta's text is a few bytes: built by hand, as TextDecoder's call
-    // costs more than the bytes; anything not ASCII goes to the decoder.
-    for (let i = s; i < s + n; i++) {
-      if (u8[i] >= 0x80) return utf8.decode(u8.subarray(s, s + n));
-    }
-    return ascii(u8, s, n);
+    return utf8Text(this.u8, s, n);
   }
 
   // The next string, or prev itself when its bytes spell prev (ASCII).
@@ -166,6 +159,17 @@ export class AppendsReader {
     this.p = save;
     return this.str();
   }
+}
+
+/** The UTF-8 bytes u8[s, s+n) as a string. */
+export function utf8Text(u8, s, n) {
+  if (n > 24) return utf8.decode(u8.subarray(s, s + n));
+  // A delta's text is a few bytes: built by hand, as TextDecoder's call
+  // costs more than the bytes; anything not ASCII goes to the decoder.
+  for (let i = s; i < s + n; i++) {
+    if (u8[i] >= 0x80) return utf8.decode(u8.subarray(s, s + n));
+  }
+  return ascii(u8, s, n);
 }
 
 // The ASCII bytes u8[s, s+n) as a string, eight characters per

@@ -1,14 +1,14 @@
-// Core wraps one instance of the agentsync WebAssembly module (ABI version 3)
+// Core wraps one instance of the agentsync WebAssembly module (ABI version 4)
 // holding one synccore.Client. See docs for the ABI: a host writes its input
 // into a module-owned buffer from agentsync_alloc, calls an export, and reads
 // a result packed as (ptr << 32) | len, valid until the next export call.
 
-import { AppendsReader, RENDER_ONLY, readHandleChanges } from './changes.js';
+import { AppendsReader, RENDER_ONLY, readHandleChanges, utf8Text } from './changes.js';
 import { decode, encode } from './msgpack.js';
 import { defaultWasmSource, loadModule } from './load.js';
 import { Wasi } from './wasi.js';
 
-export const ABI_VERSION = 3;
+export const ABI_VERSION = 4;
 
 /**
  * The error code of a broken core: the module recovered a panic (its
@@ -49,14 +49,31 @@ export class Core {
    */
   static async load(source, opts = {}) {
     const module = await loadModule(source ?? (await defaultWasmSource()));
+    const idle = IDLE.get(module);
+    if (idle) {
+      // A freed Core's instance, its client gone: a new client on it costs
+      // no instantiation, and its memory is grown and warm already.
+      IDLE.delete(module);
+      idle.wasi.setOutput(opts);
+      return new Core(idle.instance, module, idle.wasi);
+    }
     const wasi = new Wasi(opts);
     const instance = await WebAssembly.instantiate(module, wasi.imports(module));
     wasi.setMemory(instance.exports.memory);
-    return new Core(instance, module);
+    try {
+      instance.exports._initialize?.();
+    } catch (err) {
+      throw trapError(err);
+    }
+    return new Core(instance, module, wasi);
   }
 
-  constructor(instance, module) {
+  constructor(instance, module, wasi = null) {
     this.module = module;
+    this.instance = instance;
+    this.wasi = wasi;
+    /** Set by free(): the instance may serve another Core now. */
+    this.freed = false;
     this.x = instance.exports;
     this.memory = this.x.memory;
     /** Set once a call trapped or the module answered `core_broken`: discard this Core. */
@@ -65,8 +82,15 @@ export class Core {
     this.lastRaw = null; // see cachedOutput
     this.lastOut = null;
     this.framesPtr = 0; // see writeFrames
+    this.framesHead = 0;
+    this.inPtr = 0; // the alloc buffer kept for small inputs (inputBuffer)
+    this.inCap = 0;
+    /** The message a compact answer appends to (handleCompact), or null. */
+    this.compactId = null;
+    /** The compact answer's part index and text (handleCompact). */
+    this.compactIndex = 0;
+    this.compactText = '';
     this.appendsReader = new AppendsReader();
-    this.call(() => this.x._initialize?.());
     const v = this.call(() => this.x.agentsync_abi_version());
     if (v !== ABI_VERSION) {
       this.broken = true;
@@ -93,8 +117,23 @@ export class Core {
 
   // Copies input into the module's buffer; valid until the next export call.
   input(bytes) {
-    const ptr = this.x.agentsync_alloc(bytes.length);
+    const ptr = this.inputBuffer(bytes.length);
     this.mem8().set(bytes, ptr);
+    return ptr;
+  }
+
+  // A pointer to n bytes of the module's input buffer. Since ABI v4 the
+  // buffer stays valid until the next agentsync_alloc, so a small one is
+  // kept and written again without a call per input. A large input asks
+  // every time, and so does the next input after it, which lets the
+  // module replace its large buffer with a small one (§7.2).
+  inputBuffer(n) {
+    if (n <= this.inCap) return this.inPtr;
+    const size = Math.max(n, MIN_INPUT);
+    const ptr = this.x.agentsync_alloc(size);
+    if (ptr === 0) throw new AgentsyncError(CORE_BROKEN, `agentsync_alloc(${size}) failed`);
+    this.inPtr = ptr;
+    this.inCap = size <= KEPT_INPUT ? size : 0;
     return ptr;
   }
 
@@ -129,7 +168,7 @@ export class Core {
     const out = this.call(() => {
       const n = data.length;
       const total = head.length - 1 + 5 + n;
-      const ptr = this.x.agentsync_alloc(total);
+      const ptr = this.inputBuffer(total);
       const mem = this.mem8();
       mem.set(head.subarray(0, head.length - 1), ptr);
       let p = ptr + head.length - 1;
@@ -186,7 +225,7 @@ export class Core {
   }
 
   /**
-   * The hot path (ABI v3): handleFrames and changes() in one call. Returns
+   * handleFrames and changes() in one call (ABI v3). Returns
    * {out, changes}: the Output, and what changed since the last take, or
    * null when the core is broken. The changes of a delta come in the
    * appends form (changes.js): the Changes' scalars and a flat `appends`
@@ -200,13 +239,57 @@ export class Core {
       // The packed i64 is split through a typed array: BigInt arithmetic
       // allocates a BigInt per operation, which costs more than the delta.
       PACKED[0] = this.x.agentsync_handle_changes(this.h, this.framesPtr, total);
-      const ptr = PACKED32[PTR];
-      res = readHandleChanges(this.appendsReader, this.mem8(), ptr, ptr + PACKED32[LEN]);
+      res = this.readChanges();
     } catch (err) {
       this.broken = true;
       throw trapError(err);
     }
     if (res.out !== RENDER_ONLY) res.out = this.output(res.out);
+    return res;
+  }
+
+  /**
+   * handleChanges through agentsync_handle_compact (ABI v4, protocol
+   * §7.4.2): returns COMPACT when the module answered a delta's take in
+   * the result alone — `compactText` appended to part `compactIndex` of
+   * the message `compactId` (the last take's only append), nothing else
+   * changed — and handleChanges' answer otherwise.
+   */
+  handleCompact(data) {
+    if (this.broken) throw brokenError();
+    let res;
+    try {
+      const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+      const total = this.writeFrames(bytes);
+      PACKED[0] = this.x.agentsync_handle_compact(this.h, this.framesPtr, total);
+      if (PACKED32[PTR] === 0 && PACKED32[LEN] !== 0) {
+        if (this.compactId === null) throw new Error('compact answer without a previous append');
+        const v = PACKED32[LEN];
+        this.compactIndex = v >>> 16;
+        // The text runs from its offset in the event to the end; the event
+        // is the frames prefix, then the bytes as they came.
+        const at = (v & 0xffff) - this.framesHead;
+        this.compactText = utf8Text(bytes, at, bytes.length - at);
+        return COMPACT;
+      }
+      res = this.readChanges();
+    } catch (err) {
+      this.broken = true;
+      throw trapError(err);
+    }
+    if (res.out !== RENDER_ONLY) res.out = this.output(res.out);
+    return res;
+  }
+
+  // Reads the packed answer of handle_changes/handle_compact in PACKED,
+  // and notes which message a compact answer would append to: the only
+  // append of a take in the appends form with a render-only Output, as
+  // the module does (synccore.Client.noteCompactTarget).
+  readChanges() {
+    const ptr = PACKED32[PTR];
+    const res = readHandleChanges(this.appendsReader, this.mem8(), ptr, ptr + PACKED32[LEN]);
+    const a = res.changes?.appends;
+    this.compactId = res.out === RENDER_ONLY && a !== undefined && a.length === 3 ? a[0] : null;
     return res;
   }
 
@@ -217,8 +300,9 @@ export class Core {
     const n = bytes.length;
     const binHead = n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
     const total = FRAMES_PREFIX.length + binHead + n;
-    const ptr = this.x.agentsync_alloc(total);
+    const ptr = this.inputBuffer(total);
     this.framesPtr = ptr;
+    this.framesHead = FRAMES_PREFIX.length + binHead;
     const mem = this.mem8();
     mem.set(FRAMES_PREFIX, ptr);
     let p = ptr + FRAMES_PREFIX.length;
@@ -309,6 +393,7 @@ export class Core {
    * §7.4): whole messages and parts, and text appended to held parts.
    */
   changes() {
+    this.compactId = null; // as the module forgets it at any other take
     return this.checked(this.call(() => decode(this.result(this.x.agentsync_changes(this.h)))));
   }
 
@@ -322,21 +407,33 @@ export class Core {
     return this.checked(r);
   }
 
-  /** Drops the client. The instance is left to the garbage collector. */
+  /**
+   * Drops the client; this Core answers nothing after it. A healthy
+   * instance (Core.load made it) is kept for the next Core.load of the
+   * same module, unless one is kept already or its memory grew past
+   * IDLE_MAX_MEMORY: a page that moves between sessions then pays no new
+   * instance and no cold memory per session.
+   */
   free() {
+    if (this.freed) return;
+    this.freed = true;
     if (this.broken || this.h === 0) return;
+    this.broken = true; // no call from this Core reaches the instance again
     try {
       this.x.agentsync_client_free(this.h);
     } catch {
-      this.broken = true;
+      return;
     }
     this.h = 0;
+    if (this.wasi !== null && !IDLE.has(this.module) && this.memory.buffer.byteLength <= IDLE_MAX_MEMORY) {
+      IDLE.set(this.module, { instance: this.instance, wasi: this.wasi });
+    }
   }
 }
 
-// The error of every call on a Core already known to be broken.
+// The error of every call on a Core already known to be broken (or freed).
 function brokenError() {
-  return new AgentsyncError(CORE_BROKEN, 'this core instance is broken; rebuild it');
+  return new AgentsyncError(CORE_BROKEN, 'this core instance is broken or freed; rebuild it');
 }
 
 // A trap (a WebAssembly.RuntimeError) or any failure inside an export call.
@@ -365,6 +462,20 @@ const PACKED32 = new Uint32Array(PACKED.buffer);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LEN = LITTLE_ENDIAN ? 0 : 1;
 const PTR = LITTLE_ENDIAN ? 1 : 0;
+
+// One idle instance per module (a WeakMap: a module let go takes its idle
+// instance along), kept by Core.free while its memory is at most
+// IDLE_MAX_MEMORY.
+const IDLE = new WeakMap();
+const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
+
+/** handleCompact's answer for a delta taken in the result alone. */
+export const COMPACT = Object.freeze({ compact: true });
+
+// Inputs up to KEPT_INPUT bytes reuse one alloc buffer of at least
+// MIN_INPUT (inputBuffer).
+const MIN_INPUT = 4096;
+const KEPT_INPUT = 64 * 1024;
 
 // {"type": "frames", "data": <bin follows>}
 const FRAMES_PREFIX = encode({ type: 'frames', data: null }).slice(0, -1);

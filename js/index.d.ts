@@ -391,11 +391,26 @@ export declare class Core {
     out: { commands: Command[]; error?: { code: string; message: string } };
     changes: Record<string, unknown> | null;
   };
+  /**
+   * handleChanges through agentsync_handle_compact (ABI v4, protocol
+   * §7.4.2): returns `COMPACT` when the delta's take came in the result
+   * alone (`compactText` appended to part `compactIndex` of message
+   * `compactId`), else what handleChanges returns.
+   */
+  handleCompact(data: Uint8Array | ArrayBuffer): typeof COMPACT | ReturnType<Core['handleChanges']>;
+  /** The message a compact answer appends to: the only append of the last take, or null. */
+  compactId: string | null;
+  compactIndex: number;
+  compactText: string;
   view(): View & { digest: string };
   message(id: string): Message | null;
   digest(): string;
+  /** Drops the client; the instance may serve the next Core.load of its module. */
   free(): void;
 }
+
+/** Core.handleCompact's answer for a delta taken in the result alone. */
+export declare const COMPACT: { readonly compact: true };
 
 export declare function loadModule(source: WasmSource): Promise<WebAssembly.Module>;
 export declare function encode(value: unknown): Uint8Array;

@@ -5,12 +5,13 @@
 // copy of the view that is refreshed message by message, never decoded whole
 // per delta.
 
-import { AgentsyncError, CORE_BROKEN, Core, defaultWasmSource, loadModule } from './core.js';
+import { AgentsyncError, COMPACT, CORE_BROKEN, Core, defaultWasmSource, loadModule } from './core.js';
+import { RENDER_ONLY } from './changes.js';
 import { codeForStatus } from './errcodes.js';
 import { decode } from './msgpack.js';
 import { EMPTY_VIEW } from './empty-view.js';
 
-export { AgentsyncError, CORE_BROKEN, Core, loadModule } from './core.js';
+export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
 export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 
@@ -396,8 +397,14 @@ export class Session {
     let changes = null;
     try {
       if (ev instanceof Uint8Array && !this.flushScheduled) {
-        // One call handles the frames and takes what they changed (ABI v3).
-        ({ out, changes } = core.handleChanges(ev));
+        // One call handles the frames and takes what they changed (ABI v3);
+        // a delta to the part the last one went to comes back compact (v4).
+        const res = core.handleCompact(ev);
+        if (res === COMPACT) {
+          if (this._applyCompact(core)) this._schedule();
+          return RENDER_ONLY;
+        }
+        ({ out, changes } = res);
       } else if (ev instanceof Uint8Array) {
         // A flush is due already (a burst of messages before it): it takes
         // the changes of the whole burst once.
@@ -783,6 +790,35 @@ export class Session {
     }
     this._setView(messages, ch);
     if (change !== null) this._pushChange(change);
+    return true;
+  }
+
+  // _apply for a compact answer (core.handleCompact): text appended to one
+  // part of the message the last take appended to; the scalars as they were.
+  _applyCompact(core) {
+    const id = core.compactId;
+    const at = this.index.get(id);
+    if (at === undefined) return this._unknownMessage(id);
+    const old = this._view;
+    const messages = old.messages.slice();
+    const index = core.compactIndex;
+    const appended = core.compactText;
+    const message = this._appendToPart(messages[at], index, appended);
+    messages[at] = message;
+    const view = {
+      session_id: this.sessionId,
+      status: this.status,
+      messages,
+      total: old.total,
+      has_more_older: old.has_more_older,
+      loading_older: old.loading_older,
+      include_internal: old.include_internal,
+    };
+    if (old.next_before_sequence) view.next_before_sequence = old.next_before_sequence;
+    this._view = view;
+    if (this.handlers.get('change')?.size > 0) {
+      this._pushChange({ reset: false, messages: [{ message_id: id, message, parts: [{ index, part: message.parts[index], appended }] }] });
+    }
     return true;
   }
 

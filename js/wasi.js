@@ -27,9 +27,14 @@ export class Wasi {
    */
   constructor(opts = {}) {
     this.memory = null;
+    this.setOutput(opts);
+    this.decoder = new TextDecoder();
+  }
+
+  /** Where the module's stdout and stderr lines go from now on (an instance reused by another Core). */
+  setOutput(opts = {}) {
     this.out = { 1: opts.stdout ?? ((s) => console.log(s)), 2: opts.stderr ?? ((s) => console.error(s)) };
     this.pending = { 1: '', 2: '' };
-    this.decoder = new TextDecoder();
   }
 
   /** Binds the shim to the instance's exported memory (after instantiation). */

@@ -64,6 +64,7 @@ func (c *Client) markDirty(e *entry) {
 // TakeChanges returns what changed since the previous call (the first call
 // is a Reset with every message) and records that the host now holds it.
 func (c *Client) TakeChanges() Changes {
+	c.compactTo = nil
 	ch := c.changesHead()
 	list := c.changedEntries()
 	ch.Messages = make([]MessageChange, 0, len(list))
@@ -94,6 +95,7 @@ func (c *Client) TakeChanges() Changes {
 // delta's take costs the delta's bytes, whatever the part's length. It
 // allocates nothing but dst's growth: allocation is dear in WebAssembly.
 func (c *Client) AppendChangesBytes(dst []byte) []byte {
+	c.compactTo = nil
 	list := c.changedEntries()
 	dst = c.appendChangesMap(dst, list)
 	c.clearChanges(list)

@@ -2,7 +2,7 @@ package synccore
 
 import "github.com/agentsync/agentsync/synccore/internal/msgp"
 
-// changes_handle.go is the one-call hot path of ABI v3 (docs/protocol.md
+// changes_handle.go is the one-call path of ABI v3 (docs/protocol.md
 // §7.4, agentsync_handle_changes): handle an event and take the changes in
 // the same call, so a delta costs one crossing of the host boundary, and
 // answer the commonest take — text appended to parts the host holds — in a
@@ -40,8 +40,12 @@ func (c *Client) AppendHandleChanges(dst, event []byte) (res []byte, outLen int)
 		return msgp.AppendNil(res), outLen
 	}
 	list := c.changedEntries()
+	c.compactTo = nil
 	if c.onlyAppends(list) {
 		res = c.appendAppends(res, list)
+		if res[start] == 0xc0 {
+			c.noteCompactTarget(list)
+		}
 	} else {
 		res = c.appendChangesMap(res, list)
 	}

@@ -15,7 +15,42 @@ func (h *simHost) handleChanges(ev Event) ([]Command, error) {
 	if !bytes.HasPrefix(b, prefix) {
 		h.t.Fatalf("step %d: AppendHandleChanges overwrote dst", h.steps)
 	}
-	b = b[len(prefix):]
+	return h.takeHandleChanges(b[len(prefix):], outLen)
+}
+
+// handleCompact runs ev through AppendHandleCompact (ABI v4): a compact
+// answer stands for the take "this text appended to part i of the message
+// the last take appended to alone, the scalars unchanged", which is
+// patched into the mirror like any take and must give the view too.
+func (h *simHost) handleCompact(ev Event) ([]Command, error) {
+	raw := EncodeEvent(ev)
+	prefix := []byte("kept")
+	b, outLen, compact := h.c.AppendHandleCompact(append([]byte{}, prefix...), raw)
+	if !bytes.HasPrefix(b, prefix) {
+		h.t.Fatalf("step %d: AppendHandleCompact overwrote dst", h.steps)
+	}
+	if compact == 0 {
+		return h.takeHandleChanges(b[len(prefix):], outLen)
+	}
+	if len(b) != len(prefix) || outLen != 0 {
+		h.t.Fatalf("step %d: a compact answer with %d bytes", h.steps, len(b)-len(prefix))
+	}
+	id := h.compactID
+	if id == "" {
+		h.t.Fatalf("step %d: a compact answer after a take that was not one append", h.steps)
+	}
+	i, at := SplitCompactAppend(compact)
+	h.stats["changes: compact"]++
+	ch := h.lastTake
+	ch.Messages = []MessageChange{{MessageID: id, Appends: []TextAppend{{Index: i, Text: string(raw[at:])}}}}
+	h.applyChanges(ch)
+	h.compactID = id
+	return []Command{{Type: CmdRender, MessageIDs: []string{id}}}, nil
+}
+
+// takeHandleChanges checks and applies the answer of AppendHandleChanges
+// (b, whose Output is outLen bytes long).
+func (h *simHost) takeHandleChanges(b []byte, outLen int) ([]Command, error) {
 	hc, err := DecodeHandleChanges(b)
 	if err != nil {
 		h.t.Fatalf("step %d: decode handle_changes: %v", h.steps, err)
@@ -36,10 +71,16 @@ func (h *simHost) handleChanges(ev Event) ([]Command, error) {
 		// Only a render of one message is left out: the changes say it.
 		out.Commands = []Command{{Type: CmdRender, MessageIDs: []string{"(in the changes)"}}}
 	}
-	if b[outLen]&0xf0 == 0x90 {
+	appendsForm := b[outLen]&0xf0 == 0x90
+	if appendsForm {
 		h.stats["changes: appends form"]++
 	}
 	h.applyChanges(*hc.Changes)
+	// The base of the next compact answer, as a host notes it: the only
+	// append of a take in the appends form after a nil Output.
+	if ms := hc.Changes.Messages; appendsForm && hc.Output == nil && len(ms) == 1 && len(ms[0].Appends) == 1 {
+		h.compactID = ms[0].MessageID
+	}
 	if out.Error != nil {
 		return out.Commands, out.Error
 	}

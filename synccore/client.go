@@ -66,6 +66,11 @@ type Client struct {
 	// last TakeChanges, and whether the whole list must be re-sent.
 	dirty        []*entry
 	changesReset bool
+	// The compact append (changes_compact.go): the entry the host's last
+	// take appended to, alone, and that take's scalars; nil after any
+	// other take.
+	compactTo   *entry
+	compactHead viewScalars
 
 	// Scratch of the event being handled.
 	eventWinGen uint64 // winGen when the event began

@@ -25,13 +25,24 @@ const (
 // message; it returns the Output appended to dst and true, or false with
 // nothing changed.
 func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
+	if _, _, ok := c.fastAppend(event); !ok {
+		return nil, false
+	}
+	return append(dst, c.renderOne...), true
+}
+
+// fastAppend is fastDelta without the Output: it applies event if it is a
+// live, in-order delta to the hot message (c.hot) and returns the index of
+// the part it appended to and where the text's bytes start in event (they
+// run to its end), or false with nothing changed.
+func (c *Client) fastAppend(event []byte) (part, textAt int, ok bool) {
 	if noFastDelta || c.status != StatusLive || c.hot == nil || c.hotGen != c.winGen || len(c.renderOne) == 0 ||
 		c.renderOneID != c.hot.meta.MessageID {
-		return nil, false
+		return 0, 0, false
 	}
 	p := len(framesEventPrefix)
 	if len(event) < p+2 || string(event[:p]) != framesEventPrefix {
-		return nil, false
+		return 0, 0, false
 	}
 	// The data's bin header; the data must run exactly to the end.
 	var n int
@@ -40,45 +51,45 @@ func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
 		n, p = int(event[p+1]), p+2
 	case 0xc5:
 		if len(event) < p+3 {
-			return nil, false
+			return 0, 0, false
 		}
 		n, p = int(event[p+1])<<8|int(event[p+2]), p+3
 	default:
-		return nil, false
+		return 0, 0, false
 	}
 	b := event[p:]
 	if len(b) != n || len(b) < len(deltaFramePrefix) || string(b[:len(deltaFramePrefix)]) != deltaFramePrefix {
-		return nil, false
+		return 0, 0, false
 	}
 	r := msgp.Reader{Buf: b, Pos: len(deltaFramePrefix)}
 	seq, ok := r.Int()
 	if !ok || seq != int64(c.lastSeq)+1 || !r.Key(deltaKind) {
-		return nil, false
+		return 0, 0, false
 	}
 	msgID, ok := r.Str()
 	e := c.hot
 	if !ok || string(msgID) != e.meta.MessageID || !r.Key(keyFrameRevision) {
-		return nil, false
+		return 0, 0, false
 	}
 	rev, ok := r.Int()
 	if !ok || rev != e.meta.Revision || e.done() || !r.Key(keyFramePartID) {
-		return nil, false
+		return 0, 0, false
 	}
 	partID, ok := r.Str()
 	if !ok || len(partID) == 0 || !r.Key(keyFrameOffset) {
-		return nil, false
+		return 0, 0, false
 	}
 	offset, ok := r.Int()
 	if !ok || !r.Key(keyFrameText) {
-		return nil, false
+		return 0, 0, false
 	}
 	text, ok := r.Str()
 	if !ok || len(text) == 0 || !r.Done() {
-		return nil, false
+		return 0, 0, false
 	}
 	i := e.findPartBytes(partID)
 	if i < 0 || (e.parts[i].Type != PartText && e.parts[i].Type != PartReasoning) || offset != int64(e.textLen(i)) {
-		return nil, false
+		return 0, 0, false
 	}
 	// What the ordinary path does for this event: take the frame, append
 	// the text, reset the backoff, answer "render this message".
@@ -86,7 +97,7 @@ func (c *Client) fastDelta(dst, event []byte) ([]byte, bool) {
 	e.appendText(i, text)
 	c.markDirty(e)
 	c.attempt = 0
-	return append(dst, c.renderOne...), true
+	return i, p + r.Pos - len(text), true
 }
 
 // noFastDelta turns the shortcut off, for the tests that compare it with

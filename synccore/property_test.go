@@ -222,6 +222,10 @@ type simHost struct {
 	stats  map[string]int
 	ghost  *simSub // the last subscription dropped: late frames from it may still arrive
 	mirror Mirror  // the host's copy of the view, patched with TakeChanges
+	// lastTake is the last take applied (its scalars stand for a compact
+	// answer's), compactID the message a compact answer appends to.
+	lastTake  Changes
+	compactID string
 }
 
 // syncMirror takes the client's changes (as the Go value or through the
@@ -251,6 +255,8 @@ func (h *simHost) applyChanges(ch Changes) {
 		h.stats["changes: parts"] += len(mc.Parts)
 		h.stats["changes: appends"] += len(mc.Appends)
 	}
+	h.lastTake, h.compactID = ch, ""
+	h.lastTake.Reset = false
 	prev := h.mirror.Messages()
 	prevDigest := DigestMessages(prev.Values())
 	got, err := h.mirror.Apply(ch)
@@ -297,11 +303,13 @@ func (h *simHost) handle(ev Event) {
 	h.steps++
 	var cmds []Command
 	var err error
-	switch h.rng.Intn(3) {
+	switch h.rng.Intn(4) {
 	case 0:
 		cmds, err = h.c.Handle(ev)
 	case 1:
 		cmds, err = h.handleChanges(ev) // changes_handle_test.go
+	case 2:
+		cmds, err = h.handleCompact(ev) // changes_handle_test.go
 	default:
 		o, derr := DecodeOutput(h.c.HandleBytes(EncodeEvent(ev)))
 		if derr != nil {
@@ -503,7 +511,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		}
 		msgs += len(h.srv.msgs)
 		h.syncMirror()
-		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends"} {
+		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends", "changes: compact"} {
 			if seed == histories-1 && stats[k] == 0 {
 				t.Fatalf("no history exercised %s", k)
 			}

@@ -63,7 +63,9 @@ func collectIfDue(allocated int) {
 // its size for the life of the instance.
 func trimBuffers() {
 	const keep = 1 << 20
-	for _, b := range []*[]byte{&input, &handleOut, &changesOut} {
+	// The alloc buffer is not among them: the host may still write into it
+	// (agentsync_alloc lets it go instead).
+	for _, b := range []*[]byte{&handleOut, &changesOut} {
 		if cap(*b) > keep {
 			*b = nil
 		}

@@ -1,5 +1,5 @@
 // Command wasm is the synccore client core compiled to one WebAssembly
-// reactor module (ABI version 3). Build it with
+// reactor module (ABI version 4). Build it with
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags='-s -w' -o wasm/module/agentsync.wasm ./wasm
 //
@@ -32,8 +32,10 @@ import (
 
 // abiVersion is the ABI this module implements; hosts refuse another.
 // Version 2 added agentsync_changes (incremental render); version 3
-// agentsync_handle_changes (an event and its changes in one call).
-const abiVersion = 3
+// agentsync_handle_changes (an event and its changes in one call); version
+// 4 agentsync_handle_compact (a delta's take in the result's 64 bits) and
+// an alloc buffer that stays valid until the next alloc.
+const abiVersion = 4
 
 // slot is one entry of the handle table. broken is set by a recovered
 // panic; a broken client is never called again.
@@ -52,7 +54,7 @@ var (
 
 	// input is the buffer handed out by agentsync_alloc. Referencing it from
 	// a global keeps it alive (Go heap objects never move), so the host can
-	// write into it until the next export call.
+	// write into it, input after input, until it asks for another.
 	input []byte
 	// result keeps the last result alive until the next export call.
 	result []byte
@@ -64,7 +66,16 @@ var (
 	// changesOut is agentsync_changes' reused result buffer, for the same
 	// reason; one that a whole long message made large is let go (gc.go).
 	changesOut []byte
+
+	// lastHandle and lastSlot remember the last client looked up: a host
+	// calls one client over and over, and a map lookup per delta shows.
+	lastHandle int32
+	lastSlot   *slot
 )
+
+// largeInput is the size past which the alloc buffer is replaced by a
+// smaller one at the next input that fits in it.
+const largeInput = 1 << 20
 
 func main() {}
 
@@ -84,8 +95,10 @@ func alloc(size int32) (ptr int32) {
 		return 0
 	}
 	// Reuse the buffer when it is big enough: a stream of small frames then
-	// allocates nothing. The core copies what it keeps out of its input.
-	if int(size) > cap(input) || cap(input) == 0 {
+	// allocates nothing. The core copies what it keeps out of its input. A
+	// large buffer (a long page) is let go at the next small input, which
+	// every host asks for (docs/protocol.md §7.2), so it is not pinned.
+	if int(size) > cap(input) || cap(input) == 0 || cap(input) > largeInput && int(size) <= largeInput {
 		input = make([]byte, size, max(int(size), 4096))
 	}
 	input = input[:size]
@@ -108,6 +121,9 @@ func clientNew() (h int32) {
 func clientFree(h int32) {
 	defer func() { _ = recover() }()
 	delete(clients, h)
+	if h == lastHandle {
+		lastHandle, lastSlot = 0, nil
+	}
 }
 
 //go:wasmexport agentsync_handle
@@ -132,6 +148,39 @@ func handleChanges(h, ptr, n int32) int64 {
 		s.checkRecovered(handleOut[:outLen])
 		return handleOut
 	})
+}
+
+// agentsync_handle_compact is agentsync_handle_changes that may answer a
+// delta's take in the result itself (synccore.Client.AppendHandleCompact):
+// its pointer half 0 and its length half the compact append, no bytes. It
+// is written out rather than through guarded: a closure that sets the
+// compact answer would be allocated on every delta.
+//
+//go:wasmexport agentsync_handle_compact
+func handleCompact(h, ptr, n int32) (packed int64) {
+	s, errOut := lookup(h)
+	if errOut != nil {
+		return out(errOut)
+	}
+	in, err := inputBytes(ptr, n)
+	if err != nil {
+		return out(errorOutput(err))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			packed = out(errorOutput(s.breakOn("agentsync_handle_compact", v)))
+		}
+		collectIfDue(len(in) + len(result))
+	}()
+	var outLen int
+	var compact uint32
+	handleOut, outLen, compact = s.client.AppendHandleCompact(handleOut[:0], in)
+	if compact != 0 {
+		result = nil
+		return int64(compact)
+	}
+	s.checkRecovered(handleOut[:outLen])
+	return out(handleOut)
 }
 
 //go:wasmexport agentsync_view
@@ -187,6 +236,13 @@ func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte)
 // gets instead: bad_request for an unknown handle, the recorded core_broken
 // error for a broken client.
 func lookup(h int32) (*slot, []byte) {
+	if h == lastHandle && lastSlot != nil {
+		s := lastSlot
+		if s.broken != nil {
+			return nil, errorOutput(s.broken)
+		}
+		return s, nil
+	}
 	s, ok := clients[h]
 	if !ok {
 		return nil, errorOutput(synccore.Errorf(synccore.CodeBadRequest, "unknown client handle %d", h))
@@ -194,6 +250,7 @@ func lookup(h int32) (*slot, []byte) {
 	if s.broken != nil {
 		return nil, errorOutput(s.broken)
 	}
+	lastHandle, lastSlot = h, s
 	return s, nil
 }
 

@@ -10,7 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { connect } from '../index.js';
+import { COMPACT, connect } from '../index.js';
 import { decode, encode } from '../msgpack.js';
 import { wasmPath } from './paths.js';
 
@@ -68,6 +68,15 @@ async function streamRandomly(seed, burst, schedule) {
   });
   const ws = ScriptedSocket.last;
   await new Promise((r) => setTimeout(r, 0));
+  // The compact answers (ABI v4) among the module's answers to frames.
+  let compact = 0;
+  const core = session.core;
+  const handleCompact = core.handleCompact;
+  core.handleCompact = function (data) {
+    const res = handleCompact.call(this, data);
+    if (res === COMPACT) compact++;
+    return res;
+  };
   let seq = 1;
   ws.onmessage({ data: encode([{ seq: seq++, kind: 'hello', protocol: 1, session_id: SESSION, head_sequence: 6 }]) });
   await session.waitFor((v) => v.status === 'live');
@@ -143,11 +152,15 @@ async function streamRandomly(seed, burst, schedule) {
   assert.ok(longest > 600, `the texts outgrow the host's tail chunk of 256 (longest ${longest})`);
   // Field for field what the module holds (a text field present or left out alike).
   assert.deepEqual(session.view.messages, decode(encode(session.core.view().messages)));
+  assert.equal(session.core, core, 'no rebuild');
   session.close();
+  return { compact };
 }
 
 test('random frames one per task: texts, identity, old views, change events, the module\'s view', async () => {
-  await streamRandomly(15, 1, (flush) => flush());
+  const { compact } = await streamRandomly(15, 1, (flush) => flush());
+  // A delta to the message the one before went to comes back compact.
+  assert.ok(compact > 1000, `compact answers: ${compact} of 3,000 frames`);
 });
 
 test('random frames in bursts, taken together at the next read of the view', async () => {

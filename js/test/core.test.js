@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AgentsyncError, CORE_BROKEN, Core, loadModule } from '../core.js';
+import { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from '../core.js';
 import { decode, encode } from '../msgpack.js';
 import { tracesDir, wasmPath } from './paths.js';
 import { fromBase64 } from './trace-runner.js';
@@ -85,7 +85,59 @@ test('handleChanges: a delta in the appends form, a part frame as a Changes map,
   assert.equal(core.broken, false, 'bad_request does not break the instance');
 });
 
-test('an ABI version other than this host\'s (3) is refused', async () => {
+test('handleCompact: a delta after a one-append take comes back in 64 bits, with its text from the message\'s own bytes', async () => {
+  const core = await Core.load(wasmPath);
+  core.handle({ type: 'start', session_id: 's' });
+  core.handle({ type: 'subscription_opened' });
+  const hello = core.handleCompact(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
+  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
+  const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
+  const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
+  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
+  core.changes(); // the host holds the snapshot: a map take, no base for a compact answer
+  assert.equal(core.compactId, null);
+
+  const delta = (seq, offset, text) => core.handleCompact(encode([{ seq, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset, text }]));
+  const first = delta(2, 5, ' wö');
+  assert.deepEqual(first.changes.appends, ['m1', 0, ' wö'], 'the first delta: the appends form');
+  assert.equal(core.compactId, 'm1');
+  let text = 'hello wö';
+  for (let i = 0; i < 50; i++) {
+    const t = i % 7 === 0 ? 'ü€' : `-${i}`; // multi-byte text too
+    assert.equal(delta(3 + i, Buffer.byteLength(text), t), COMPACT, `delta ${i}`);
+    assert.equal(core.compactIndex, 0);
+    assert.equal(core.compactText, t);
+    text += t;
+  }
+  assert.equal(core.view().messages[0].parts[0].text, text);
+  // A part frame is taken whole: the map form, and no base after it.
+  const whole = core.handleCompact(encode([{ seq: 53, kind: 'part', message_id: 'm1', revision: 1, part: { ...part, text: `${text}.` } }]));
+  assert.equal(whole.changes.messages[0].parts[0].part.text, `${text}.`);
+  assert.equal(core.compactId, null);
+});
+
+test('a freed core\'s instance serves the next Core.load of its module; a broken one is not reused', async () => {
+  const mod = await loadModule(wasmPath);
+  const a = await Core.load(mod);
+  a.handle({ type: 'start', session_id: 'a' });
+  a.free();
+  assert.throws(() => a.view(), (e) => e.code === CORE_BROKEN, 'a freed core answers nothing');
+  const b = await Core.load(mod);
+  assert.equal(b.instance, a.instance, 'the idle instance is reused');
+  assert.notEqual(b.h, a.h, 'with a new client');
+  assert.equal(b.view().status, 'idle', 'which starts empty');
+  const c = await Core.load(mod);
+  assert.notEqual(c.instance, b.instance, 'an instance in use is not handed out twice');
+  c.x = { ...c.x, agentsync_view: () => { throw new WebAssembly.RuntimeError('unreachable'); } };
+  assert.throws(() => c.view(), (e) => e.code === CORE_BROKEN);
+  c.free();
+  b.free();
+  const d = await Core.load(mod);
+  assert.equal(d.instance, b.instance, 'the healthy instance is kept, the broken one dropped');
+  d.free();
+});
+
+test('an ABI version other than this host\'s (4) is refused', async () => {
   const mod = await loadModule(wasmPath);
   const { Wasi } = await import('../wasi.js');
   const wasi = new Wasi();

@@ -134,8 +134,8 @@ test('a server error frame with code internal resyncs without a rebuild; core_br
   // error frame (code internal) at the seq the core expects, and goes
   // through the real module.
   let answer = null;
-  const realFrames = old.handleChanges; // the session's path for frames (ABI v3)
-  old.handleChanges = function (data) {
+  const realFrames = old.handleCompact; // the session's path for frames (ABI v4)
+  old.handleCompact = function (data) {
     const frames = decode(data);
     if (answer === null && Array.isArray(frames) && frames[0]?.seq > 1) {
       data = encode([{ seq: frames[0].seq, kind: 'error', code: 'internal', reason: 'injected by the test' }]);

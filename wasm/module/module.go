@@ -13,4 +13,4 @@ import _ "embed"
 var Wasm []byte
 
 // ABIVersion is the version agentsync_abi_version must return.
-const ABIVersion = 3
+const ABIVersion = 4

@@ -1,0 +1,66 @@
+package synccore
+
+import "testing"
+
+// compactDelta runs one delta to m1/p1 through AppendHandleCompact.
+func compactDelta(c *Client, seq uint64, offset int64, text string) (raw, res []byte, compact uint32) {
+	raw = EncodeEvent(framesEvent(Frame{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: offset, Text: text}))
+	res, _, compact = c.AppendHandleCompact(nil, raw)
+	return raw, res, compact
+}
+
+// TestHandleCompact walks the compact append's rule: it needs a previous
+// take that appended to the message alone, and it stops at anything the
+// host would not know from it (a pending change, a scalar that moved).
+func TestHandleCompact(t *testing.T) {
+	c := liveClientWithText(t, "hello") // its take was a reset: no base yet
+	_, res, compact := compactDelta(c, 2, 5, " wor")
+	if compact != 0 || len(res) == 0 || res[0] != 0xc0 {
+		t.Fatalf("first delta: compact %x, %x; want the appends form", compact, res)
+	}
+	raw, res, compact := compactDelta(c, 3, 9, "ld")
+	if compact == 0 || len(res) != 0 {
+		t.Fatalf("second delta: compact %x, %x; want a compact answer", compact, res)
+	}
+	i, at := SplitCompactAppend(compact)
+	if i != 0 || string(raw[at:]) != "ld" {
+		t.Fatalf("compact answer: part %d, text %q", i, raw[at:])
+	}
+	// The host holds what the compact answer said: the next take is empty.
+	if ch := c.TakeChanges(); len(ch.Messages) != 0 || c.View().Messages[0].Parts[0].Text != "hello world" {
+		t.Fatalf("after the compact answer: %+v, text %q", ch.Messages, c.View().Messages[0].Parts[0].Text)
+	}
+
+	// A map take (TakeChanges above) is no base: the next delta is not compact.
+	if _, _, compact = compactDelta(c, 4, 11, "!"); compact != 0 {
+		t.Fatal("a compact answer after a Changes map take")
+	}
+	if _, _, compact = compactDelta(c, 5, 12, "!"); compact == 0 {
+		t.Fatal("no compact answer after an appends take")
+	}
+	// A delta handled without a take leaves it pending: the next answer must carry both.
+	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 6, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 13, Text: "?"})))
+	_, res, compact = compactDelta(c, 7, 14, "?")
+	hc, err := DecodeHandleChanges(res)
+	if compact != 0 || err != nil || hc.Changes.Messages[0].Appends[0].Text != "??" {
+		t.Fatalf("with a pending change: compact %x, %+v, %v", compact, hc.Changes, err)
+	}
+	// A scalar the last take gave moved (older history asked for): not compact.
+	c.olderReq = 1 // as if a page of older history were in flight
+	if _, _, compact = compactDelta(c, 8, 15, "."); compact != 0 {
+		t.Fatal("a compact answer while a scalar changed since the last take")
+	}
+}
+
+// TestCompactAppendPacking checks CompactAppend's bounds and inverse.
+func TestCompactAppendPacking(t *testing.T) {
+	for _, tc := range [][2]int{{0, 1}, {3, 40}, {maxCompactIndex, maxCompactTextAt}} {
+		v := CompactAppend(tc[0], tc[1])
+		if v == 0 || v>>31 != 0 {
+			t.Fatalf("CompactAppend(%d, %d) = %#x", tc[0], tc[1], v)
+		}
+		if i, at := SplitCompactAppend(v); i != tc[0] || at != tc[1] {
+			t.Fatalf("split %#x = %d, %d", v, i, at)
+		}
+	}
+}
