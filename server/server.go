@@ -136,8 +136,14 @@ type Limits struct {
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
 	// QueueLimit bounds the frames queued for one subscriber (default
-	// 4096); a slower subscriber is resynced.
+	// 4096), QueueBytes their delta text (default 16 MiB); a subscriber that
+	// falls further behind is resynced. Deltas of one part wait folded
+	// into one frame (up to 64 KiB), so a long answer counts by its bytes.
 	QueueLimit int
+	QueueBytes int
+	// FoldBytes bounds a folded delta (default 64 KiB); -1 delivers every
+	// delta as the model produced it, however far behind a subscriber is.
+	FoldBytes int
 	// IdleTimeout unloads a session from memory after that long with no
 	// request, turn or subscriber; 0 keeps sessions loaded.
 	IdleTimeout time.Duration
@@ -208,6 +214,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Tools:             cfg.Tools,
 		Logger:            log,
 		QueueLimit:        cfg.Limits.QueueLimit,
+		QueueBytes:        cfg.Limits.QueueBytes,
+		FoldBytes:         cfg.Limits.FoldBytes,
 		Speed:             cfg.Speed,
 		ResumeInterrupted: cfg.ResumeInterrupted,
 		ToolTimeout:       cfg.Limits.ToolTimeout,

@@ -34,7 +34,7 @@ func TestChatStreamSurvivesResync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	mgr, err := session.NewManager(ctx, session.Config{Store: st, QueueLimit: 8})
+	mgr, err := session.NewManager(ctx, session.Config{Store: st, QueueLimit: 8, QueueBytes: 2048})
 	if err != nil {
 		t.Fatal(err)
 	}

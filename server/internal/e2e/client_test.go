@@ -256,7 +256,7 @@ func TestClientConverges(t *testing.T) {
 // full speed, the client is resynced again and again while the answer
 // streams, yet converges on the snapshot once it ends.
 func TestClientSurvivesResyncs(t *testing.T) {
-	s := newServer(t, serverOpts{QueueLimit: 8})
+	s := newServer(t, serverOpts{QueueLimit: 8, QueueBytes: 2048})
 	sid := s.createSession()
 	h := newNetHost(t, s, sid, 50)
 	h.pump(50 * time.Millisecond)

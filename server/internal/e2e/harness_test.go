@@ -31,6 +31,8 @@ import (
 type serverOpts struct {
 	Speed      model.Speed
 	QueueLimit int
+	QueueBytes int
+	FoldBytes  int
 	Token      string
 	Origins    []string
 	DBPath     string // default: a new file in t.TempDir()
@@ -81,7 +83,7 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	if log == nil {
 		log = testLogger(t)
 	}
-	cfg := session.Config{Store: st, Logger: log, QueueLimit: o.QueueLimit, Speed: o.Speed}
+	cfg := session.Config{Store: st, Logger: log, QueueLimit: o.QueueLimit, QueueBytes: o.QueueBytes, FoldBytes: o.FoldBytes, Speed: o.Speed}
 	if o.Manager != nil {
 		o.Manager(&cfg)
 	}

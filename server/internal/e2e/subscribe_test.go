@@ -124,10 +124,11 @@ func TestSlowSubscriber(t *testing.T) {
 	// it can see the resync frame; the light pacing keeps the fast readers
 	// ahead even on a loaded machine.
 	s := newServer(t, serverOpts{
-		// 4096 queued frames at 25 µs a delta give a fast reader ~100 ms
-		// of slack for a descheduled goroutine; the slow one still
-		// overflows, as 12,500 deltas are streamed.
-		QueueLimit: 4096, SendBuffer: 4096, WriteTimeout: 5 * time.Minute,
+		// Deltas wait folded, so the bytes bound the queue: 144 KiB at 25
+		// µs a delta of 16 bytes give a fast reader ~225 ms of slack for a
+		// descheduled goroutine; the slow one still overflows, as 200 KB
+		// are streamed.
+		QueueLimit: 4096, QueueBytes: 144 << 10, SendBuffer: 4096, WriteTimeout: 5 * time.Minute,
 		Speed: model.Speed{Delta: 25 * time.Microsecond},
 	})
 	sid := s.createSession()

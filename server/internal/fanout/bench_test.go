@@ -19,7 +19,7 @@ import (
 // not outrun its readers by 4096 frames either), so the figure is the
 // sustained rate, not the rate of filling queues that then overflow.
 func benchFanout(b *testing.B, n int) {
-	h := NewHub(DefaultQueueLimit)
+	h := NewHub(Limits{})
 	var delivered, resyncs atomic.Int64
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {

@@ -12,8 +12,27 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// DefaultQueueLimit bounds a subscriber's queue when NewHub gets 0.
+// DefaultQueueLimit bounds a subscriber's queue, in frames, when NewHub
+// gets 0.
 const DefaultQueueLimit = 4096
+
+// DefaultQueueBytes bounds the delta text a subscriber's queue holds when
+// NewHub gets 0: deltas wait folded (Subscriber), a stream of them one
+// frame per FoldLimit bytes, so the frame count alone no longer bounds
+// what they hold. (Message and part frames are bounded by their count and
+// the size of a message.)
+const DefaultQueueBytes = 16 << 20
+
+// Limits bound one subscriber's queue; a subscriber that would pass either
+// is resynced. Zero fields take the defaults.
+type Limits struct {
+	Frames int // frames queued (DefaultQueueLimit)
+	Bytes  int // bytes of delta text queued (DefaultQueueBytes)
+	// Fold bounds the text of a folded delta (FoldLimit when 0); -1 turns
+	// folding off, so that every delta is delivered as published (for
+	// benchmarks that count frames, or clients that want every delta).
+	Fold int
+}
 
 // ResyncSlowConsumer is the code of the resync frame a subscriber gets when
 // its queue overflows.
@@ -30,7 +49,7 @@ const ResyncOwnerChanged = "owner_changed"
 // initial frames and later frames (the session engine) serialise both under
 // their own lock.
 type Hub struct {
-	limit int
+	limits Limits
 
 	mu     sync.Mutex // guards closed and writes of subs
 	closed bool
@@ -38,13 +57,18 @@ type Hub struct {
 	subs atomic.Pointer[[]*Subscriber]
 }
 
-// NewHub returns a hub whose subscribers queue at most queueLimit frames
-// (DefaultQueueLimit when queueLimit <= 0).
-func NewHub(queueLimit int) *Hub {
-	if queueLimit <= 0 {
-		queueLimit = DefaultQueueLimit
+// NewHub returns a hub whose subscribers queue at most l's frames and bytes.
+func NewHub(l Limits) *Hub {
+	if l.Frames <= 0 {
+		l.Frames = DefaultQueueLimit
 	}
-	h := &Hub{limit: queueLimit}
+	if l.Bytes <= 0 {
+		l.Bytes = DefaultQueueBytes
+	}
+	if l.Fold == 0 {
+		l.Fold = FoldLimit
+	}
+	h := &Hub{limits: l}
 	h.subs.Store(&[]*Subscriber{})
 	return h
 }
@@ -53,7 +77,7 @@ func NewHub(queueLimit int) *Hub {
 // (numbered from 1: the hello comes first). On a closed hub the subscriber
 // gets initial and then ends.
 func (h *Hub) Subscribe(initial []synccore.Frame) *Subscriber {
-	s := newSubscriber(h, h.limit)
+	s := newSubscriber(h, h.limits)
 	s.enqueueInitial(initial)
 	h.mu.Lock()
 	defer h.mu.Unlock()

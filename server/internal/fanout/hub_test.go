@@ -27,7 +27,7 @@ func next(t *testing.T, s *Subscriber) []synccore.Frame {
 }
 
 func TestNumberingIsGaplessPerSubscriber(t *testing.T) {
-	h := NewHub(0)
+	h := NewHub(Limits{})
 	a := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
 	h.Publish(delta("x"), delta("y"))
 	b := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}, {Kind: synccore.FramePart}})
@@ -53,7 +53,7 @@ func TestNumberingIsGaplessPerSubscriber(t *testing.T) {
 }
 
 func TestNextBlocksUntilPublish(t *testing.T) {
-	h := NewHub(0)
+	h := NewHub(Limits{})
 	s := h.Subscribe(nil)
 	done := make(chan []synccore.Frame)
 	go func() {
@@ -77,7 +77,7 @@ func TestNextBlocksUntilPublish(t *testing.T) {
 }
 
 func TestOverflowResyncsOnlyTheSlowSubscriber(t *testing.T) {
-	h := NewHub(4)
+	h := NewHub(Limits{Frames: 4})
 	slow := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
 	fast := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
 	if got := next(t, slow); len(got) != 1 {
@@ -107,7 +107,7 @@ func TestOverflowResyncsOnlyTheSlowSubscriber(t *testing.T) {
 // A subscriber resynced before it read its hello gets the hello, then
 // the resync: a client reads hello first.
 func TestResyncKeepsAnUnreadHello(t *testing.T) {
-	h := NewHub(4)
+	h := NewHub(Limits{Frames: 4})
 	s := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}, delta("a")})
 	for i := 0; i < 10; i++ {
 		h.Publish(delta("x"))
@@ -125,7 +125,7 @@ func TestResyncKeepsAnUnreadHello(t *testing.T) {
 }
 
 func TestCloseAndHubClose(t *testing.T) {
-	h := NewHub(0)
+	h := NewHub(Limits{})
 	a := h.Subscribe(nil)
 	b := h.Subscribe(nil)
 	h.Publish(delta("x"))
@@ -156,7 +156,7 @@ func TestCloseAndHubClose(t *testing.T) {
 // Many publishers and readers at once: every reader sees every frame once,
 // in order (run with -race).
 func TestConcurrentPublishAndRead(t *testing.T) {
-	h := NewHub(1 << 20)
+	h := NewHub(Limits{Frames: 1 << 20})
 	const readers, frames = 8, 5000
 	var wg sync.WaitGroup
 	errs := make(chan error, readers)

@@ -10,9 +10,18 @@ import (
 
 // Subscriber is one subscription's bounded frame queue. One goroutine (the
 // connection's writer) calls Next; any goroutine may call Close.
+//
+// A delta queued behind an unread delta that it continues (same message,
+// revision and part, its offset where the other's text ends) is folded into
+// it, up to FoldLimit bytes: a reader that falls behind a fast model gets
+// the text it missed in a few large deltas, in one WebSocket message,
+// instead of being resynced and re-reading the whole message (a long
+// answer's snapshot) each time it falls behind. Seq numbers stay gapless:
+// a folded delta takes none. A reader that keeps up reads every delta as
+// it was published.
 type Subscriber struct {
-	hub   *Hub
-	limit int
+	hub    *Hub
+	limits Limits
 
 	// signal has room for one token: Publish never blocks on it, and one
 	// token is enough to wake Next, which then takes everything queued.
@@ -25,10 +34,21 @@ type Subscriber struct {
 	delivered uint64           // Seq of the last frame handed out by Next
 	ended     bool             // no more frames are queued (resync, hub closed)
 	closed    bool             // Close was called: Next returns io.EOF at once
+	bytes     int              // bytes of delta text queued (Limits.Bytes)
+
+	// folding: the last queued frame is a delta whose text is fold (the
+	// deltas folded into it appended); its Text is set when Next hands it
+	// out or another frame follows it.
+	folding bool
+	fold    []byte
 }
 
-func newSubscriber(h *Hub, limit int) *Subscriber {
-	return &Subscriber{hub: h, limit: limit, signal: make(chan struct{}, 1)}
+// FoldLimit bounds the text of a delta that others were folded into,
+// unless Limits.Fold says otherwise.
+const FoldLimit = 64 << 10
+
+func newSubscriber(h *Hub, limits Limits) *Subscriber {
+	return &Subscriber{hub: h, limits: limits, signal: make(chan struct{}, 1)}
 }
 
 func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
@@ -39,12 +59,50 @@ func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
 }
 
 // pushLocked numbers frames in the subscription's gapless seq and queues
-// them; s.mu is held.
+// them, folding deltas into an unread one they continue; s.mu is held.
 func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 	for _, f := range frames {
+		if s.folds(&f) {
+			s.fold = append(s.fold, f.Text...)
+			s.bytes += len(f.Text)
+			continue
+		}
+		s.closeFoldLocked()
 		s.seq++
 		f.Seq = s.seq
 		s.queue = append(s.queue, f)
+		if f.Kind == synccore.FrameDelta {
+			s.bytes += len(f.Text)
+			s.folding = true
+			s.fold = append(s.fold[:0], f.Text...)
+		}
+	}
+}
+
+// folds reports whether delta f continues the unread delta at the queue's
+// end and fits in it.
+func (s *Subscriber) folds(f *synccore.Frame) bool {
+	if !s.folding || f.Kind != synccore.FrameDelta || len(s.fold)+len(f.Text) > s.limits.Fold {
+		return false
+	}
+	last := &s.queue[len(s.queue)-1]
+	return f.MessageID == last.MessageID && f.Revision == last.Revision && f.PartID == last.PartID &&
+		f.Offset == last.Offset+int64(len(s.fold))
+}
+
+// closeFoldLocked gives the folded delta at the queue's end its text;
+// s.mu is held.
+func (s *Subscriber) closeFoldLocked() {
+	if !s.folding {
+		return
+	}
+	s.folding = false
+	last := &s.queue[len(s.queue)-1]
+	if len(s.fold) != len(last.Text) {
+		last.Text = string(s.fold)
+	}
+	if cap(s.fold) > max(s.limits.Fold, 0) {
+		s.fold = nil
 	}
 }
 
@@ -56,13 +114,13 @@ func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
 		s.mu.Unlock()
 		return false
 	}
-	if len(s.queue)+len(frames) > s.limit {
+	s.pushLocked(frames)
+	if len(s.queue) > s.limits.Frames || s.bytes > s.limits.Bytes {
 		s.resyncLocked(ResyncSlowConsumer, "subscriber queue overflow: re-read the snapshot")
 		s.mu.Unlock()
 		s.wake()
 		return false
 	}
-	s.pushLocked(frames)
 	s.mu.Unlock()
 	s.wake()
 	return true
@@ -79,7 +137,9 @@ func (s *Subscriber) resyncLocked(code, reason string) {
 	if s.delivered == 0 && len(s.queue) > 0 && s.queue[0].Kind == synccore.FrameHello {
 		keep = 1
 	}
+	s.folding = false
 	clear(s.queue[keep:])
+	s.bytes = 0
 	s.seq = s.delivered + uint64(keep) + 1
 	s.queue = append(s.queue[:keep], synccore.Frame{
 		Seq:    s.seq,
@@ -118,6 +178,8 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 			return nil, io.EOF
 		}
 		if n := len(s.queue); n > 0 {
+			s.closeFoldLocked()
+			s.bytes = 0
 			out := s.queue
 			// Reuse the slice handed out last time: its reader is done with
 			// it now that it called Next again.
@@ -145,6 +207,7 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 func (s *Subscriber) Close() {
 	s.mu.Lock()
 	s.closed = true
+	s.folding = false
 	clear(s.queue)
 	s.queue = nil
 	s.spare = nil

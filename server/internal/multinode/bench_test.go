@@ -40,6 +40,7 @@ func benchFanoutNodes(b *testing.B, count int) {
 	unbounded := func(c *server.Config) {
 		c.Limits.SubscribersPerSession, c.Limits.SubscribersPerPrincipal = -1, -1
 		c.Limits.QueueLimit = 1 << 17
+		c.Limits.FoldBytes = -1 // every delta its own frame: the readers count frames
 	}
 	var nodes []*node
 	for i := range count {

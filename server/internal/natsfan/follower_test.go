@@ -59,7 +59,7 @@ func follower(t *testing.T, ns *natstest.Server, sid string) (*Follower, *fanout
 	t.Helper()
 	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
-	f, sub, err := bus.Follow(context.Background(), sid, fanout.NewHub(0), func(context.Context) (int64, error) { return 7, nil })
+	f, sub, err := bus.Follow(context.Background(), sid, fanout.NewHub(fanout.Limits{}), func(context.Context) (int64, error) { return 7, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestFollowerLostConnection(t *testing.T) {
 	startOwner(t, ns, "ses_1", 1)
 	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
-	_, sub, err := bus.Follow(context.Background(), "ses_1", fanout.NewHub(0), nil)
+	_, sub, err := bus.Follow(context.Background(), "ses_1", fanout.NewHub(fanout.Limits{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestFollowerLostConnection(t *testing.T) {
 	if len(got) != 1 || got[0].Kind != synccore.FrameResync {
 		t.Fatalf("after NATS stopped: %v", kinds(got))
 	}
-	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(0), nil)
+	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(fanout.Limits{}), nil)
 	var se *synccore.Error
 	if !errors.As(err, &se) || se.Code != synccore.CodeClosed {
 		t.Fatalf("follow while NATS is down: %v", err)
@@ -182,7 +182,7 @@ func TestFollowerBadID(t *testing.T) {
 	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	for _, id := range []string{"", "a.b", "a*", "a>"} {
-		if _, _, err := bus.Follow(context.Background(), id, fanout.NewHub(0), nil); err == nil {
+		if _, _, err := bus.Follow(context.Background(), id, fanout.NewHub(fanout.Limits{}), nil); err == nil {
 			t.Errorf("follow %q: no error", id)
 		}
 	}
@@ -223,7 +223,7 @@ func TestFollowerSnapshotTooLarge(t *testing.T) {
 	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	start := time.Now()
-	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(0), nil)
+	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(fanout.Limits{}), nil)
 	var se *synccore.Error
 	if !errors.As(err, &se) || se.Code != synccore.CodeClosed || time.Since(start) >= SnapshotTimeout {
 		t.Fatalf("follow of a snapshot too large: %v after %s", err, time.Since(start))

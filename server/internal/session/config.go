@@ -19,6 +19,8 @@ type Config struct {
 	Tools        []model.Tool // nil = model.DemoTools()
 	Logger       *slog.Logger
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
+	QueueBytes   int          // per-subscriber bound on queued delta text, default 16 MiB
+	FoldBytes    int          // a lagging subscriber's deltas fold up to this (default 64 KiB); -1: never
 	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
 	Now          func() int64 // Unix ms, default time.Now
 	// ResumeInterrupted retries, at start, the turns a crash interrupted

@@ -28,7 +28,7 @@ type Manager struct {
 	toolTime time.Duration
 	toolOut  int
 	log      *slog.Logger
-	limit    int
+	limits   fanout.Limits
 	speed    model.Speed
 	now      func() int64
 	maxSteps int
@@ -72,7 +72,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		models:      cfg.Models,
 		defModel:    cfg.DefaultModel,
 		log:         cfg.Logger,
-		limit:       cfg.QueueLimit,
+		limits:      fanout.Limits{Frames: cfg.QueueLimit, Bytes: cfg.QueueBytes, Fold: cfg.FoldBytes},
 		speed:       cfg.Speed,
 		now:         cfg.Now,
 		maxSteps:    cfg.MaxSteps,
@@ -95,9 +95,6 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	if m.log == nil {
 		m.log = slog.Default()
-	}
-	if m.limit <= 0 {
-		m.limit = fanout.DefaultQueueLimit
 	}
 	if m.now == nil {
 		m.now = func() int64 { return time.Now().UnixMilli() }
@@ -372,7 +369,7 @@ func (m *Manager) load(id string, rec store.Session, unloads int64) (*live, bool
 	if m.unloads != unloads {
 		return nil, false
 	}
-	s := &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limit), log: m.log.With("session_id", id)}
+	s := &live{m: m, id: id, rec: rec, owner: rec.Owner, hub: fanout.NewHub(m.limits), log: m.log.With("session_id", id)}
 	s.pins = 1
 	m.live[id] = s
 	m.track(s)

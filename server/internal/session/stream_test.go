@@ -60,8 +60,10 @@ func TestMidStreamJoinSeesTheWholeText(t *testing.T) {
 // A subscriber that does not read is dropped with a resync frame past its
 // queue bound; a reading one gets every frame; the session never waits.
 func TestSlowSubscriberIsResynced(t *testing.T) {
-	e := newEnv(t, Config{QueueLimit: 16})
-	g := e.gated // 3 bursts of 10 deltas: 30 frames > 16
+	// 3 bursts of 10 deltas of 5 bytes: the slow subscriber's queue folds
+	// them into one frame, and passes 100 bytes of text in the third.
+	e := newEnv(t, Config{QueueLimit: 16, QueueBytes: 100})
+	g := e.gated
 	sid := e.session("gated")
 	fast := e.driver(sid)
 	slow, err := e.m.Subscribe(e.ctx, sid)
