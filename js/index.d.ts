@@ -306,7 +306,11 @@ export interface ViewChange {
 
 export interface MessageChange {
   message_id: string;
-  /** The message as it is now (a new object). */
+  /**
+   * The message as it is now (a new object). A message taken whole after
+   * a commit keeps the texts the host held: a part whose text did not
+   * change has the very same string (compare with ===, at no cost).
+   */
   message: Message;
   /** The parts that changed; every other part keeps its object. */
   parts: PartChange[];

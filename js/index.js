@@ -747,6 +747,7 @@ export class Session {
         this.bases.delete(mc.message_id);
         this.lastBase = null;
         if (mc.message) {
+          if (mc.kept_texts && !keepTexts(at === undefined ? null : messages[at], mc)) return this._unknownMessage(mc.message_id);
           if (at === undefined) {
             insertBySequence(messages, mc.message);
             this.index = new Map(messages.map((m, i) => [m.message_id, i])); // positions after it shifted
@@ -915,6 +916,24 @@ export class Session {
 }
 
 // The change record of a message taken whole: every part, none appended.
+// A committed revision of a held message comes whole but for the beginning
+// of the texts the host holds (kept_texts, protocol §7.4): each part named
+// takes the held part's text (same id) followed by the rest it carries; a
+// text that did not change is then the held string itself, so a renderer
+// that compares texts finds them equal at once. Returns false when the
+// held message or a part is missing (a host bug).
+function keepTexts(held, mc) {
+  if (held === null) return false;
+  const parts = mc.message.parts;
+  for (const id of mc.kept_texts) {
+    const from = held.parts.find((p) => p.part_id === id);
+    const to = parts.findIndex((p) => p.part_id === id);
+    if (from === undefined || to < 0) return false;
+    parts[to].text = from.text + (parts[to].text ?? ''); // a part just decoded, nobody else's
+  }
+  return true;
+}
+
 function wholeChange(message) {
   return { message_id: message.message_id, message, parts: message.parts.map((part, index) => ({ index, part })) };
 }

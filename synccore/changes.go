@@ -35,8 +35,14 @@ type Changes struct {
 // message: Parts replaced or added (by index; an index equal to the held
 // parts' count appends), then Appends to the text of held parts.
 type MessageChange struct {
-	MessageID string       `msgpack:"message_id" json:"message_id"`
-	Message   *Message     `msgpack:"message,omitempty" json:"message,omitempty"`
+	MessageID string   `msgpack:"message_id" json:"message_id"`
+	Message   *Message `msgpack:"message,omitempty" json:"message,omitempty"`
+	// KeptTexts names the parts of Message sent without the beginning of
+	// their text (ABI v4): a committed revision replaced a message the host
+	// holds, and each of these parts' text begins with the held part's (the
+	// one with the same part_id) text, which the host puts in front of the
+	// text given.
+	KeptTexts []string     `msgpack:"kept_texts,omitempty" json:"kept_texts,omitempty"`
 	Parts     []PartChange `msgpack:"parts,omitempty" json:"parts,omitempty"`
 	Appends   []TextAppend `msgpack:"appends,omitempty" json:"appends,omitempty"`
 }
@@ -72,6 +78,9 @@ func (c *Client) TakeChanges() Changes {
 		mc := MessageChange{MessageID: e.meta.MessageID}
 		if c.changesReset || e.hostFull {
 			m := e.message()
+			if !c.changesReset {
+				mc.KeptTexts = e.withoutKept(&m)
+			}
 			mc.Message = &m
 		} else {
 			for i := range e.parts {
@@ -118,11 +127,22 @@ func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 	for _, e := range list {
 		if c.changesReset || e.hostFull {
 			m := e.message()
-			dst = msgp.AppendMapHeader(dst, 2)
+			var kept []string
+			if !c.changesReset {
+				kept = e.withoutKept(&m)
+			}
+			dst = msgp.AppendMapHeader(dst, 2+btoi(len(kept) > 0))
 			dst = msgp.AppendString(dst, "message_id")
 			dst = msgp.AppendString(dst, m.MessageID)
 			dst = msgp.AppendString(dst, "message")
 			dst = mustEncodeStrict(appendMessage(dst, &m))
+			if len(kept) > 0 {
+				dst = msgp.AppendString(dst, "kept_texts")
+				dst = msgp.AppendArrayHeader(dst, len(kept))
+				for _, id := range kept {
+					dst = msgp.AppendString(dst, id)
+				}
+			}
 			continue
 		}
 		whole, grew := 0, 0
@@ -282,9 +302,27 @@ func (e *entry) partChange(i int) (kind int, head string, tail []byte) {
 	return partGrew, "", tail[have-len(text):]
 }
 
+// withoutKept cuts from the texts of m's parts that e.kept names (m is
+// e.message(), its parts a copy) the beginning the host holds, and returns
+// their ids, or nil.
+func (e *entry) withoutKept(m *Message) []string {
+	if len(e.kept) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(e.kept))
+	for _, k := range e.kept {
+		if i := m.findPart(k.partID); i >= 0 {
+			m.Parts[i].Text = m.Parts[i].Text[k.held:]
+			ids = append(ids, k.partID)
+		}
+	}
+	return ids
+}
+
 // synced records that the host holds e as it is now.
 func (e *entry) synced() {
 	e.hostFull = false
+	e.kept = e.kept[:0]
 	if cap(e.hostLen) < len(e.parts) {
 		e.hostLen = make([]int, len(e.parts))
 	}

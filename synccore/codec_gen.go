@@ -110,6 +110,7 @@ const (
 	keyChangesMessages               = "\xa8messages"
 	keyMessageChangeMessageID        = "\xaamessage_id"
 	keyMessageChangeMessage          = "\xa7message"
+	keyMessageChangeKeptTexts        = "\xaakept_texts"
 	keyMessageChangeParts            = "\xa5parts"
 	keyMessageChangeAppends          = "\xa7appends"
 	keyPartChangeIndex               = "\xa5index"
@@ -130,7 +131,7 @@ var (
 	fieldsError         = msgp.KeyList("code", "message")
 	fieldsView          = msgp.KeyList("session_id", "status", "messages", "total", "has_more_older", "next_before_sequence", "loading_older", "include_internal", "digest")
 	fieldsChanges       = msgp.KeyList("status", "total", "has_more_older", "next_before_sequence", "loading_older", "include_internal", "reset", "messages")
-	fieldsMessageChange = msgp.KeyList("message_id", "message", "parts", "appends")
+	fieldsMessageChange = msgp.KeyList("message_id", "message", "kept_texts", "parts", "appends")
 	fieldsPartChange    = msgp.KeyList("index", "part")
 	fieldsTextAppend    = msgp.KeyList("index", "text")
 )
@@ -1043,6 +1044,14 @@ func appendMessageChange(b []byte, v *MessageChange) ([]byte, error) {
 			return b, err
 		}
 	}
+	if len(v.KeptTexts) != 0 {
+		n++
+		b = append(b, keyMessageChangeKeptTexts...)
+		b = msgp.AppendArrayHeader(b, len(v.KeptTexts))
+		for _, s := range v.KeptTexts {
+			b = msgp.AppendString(b, s)
+		}
+	}
 	if len(v.Parts) != 0 {
 		n++
 		b = append(b, keyMessageChangeParts...)
@@ -1082,6 +1091,8 @@ func (d *decoder) decodeMessageChange(v *MessageChange) {
 				v.Message = &Message{}
 				d.decodeMessage(v.Message)
 			}
+		case "kept_texts":
+			v.KeptTexts = d.listString()
 		case "parts":
 			v.Parts = d.listPartChange()
 		case "appends":

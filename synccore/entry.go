@@ -21,6 +21,11 @@ type entry struct {
 	hostFull bool
 	hostLen  []int
 	dirty    bool // listed in Client.dirty
+	// kept names the parts of a committed revision that replaced a message
+	// the host held whose text begins with what the host holds: the whole
+	// message it is sent goes without those beginnings
+	// (MessageChange.KeptTexts).
+	kept []keptText
 }
 
 // text returns part i's text. Deltas since the last read are folded into
@@ -45,6 +50,7 @@ func (e *entry) textLen(i int) int {
 // appendText appends a delta to part i: an amortised append to its tail
 // buffer, whatever the length of the text before it (nothing is copied).
 func (e *entry) appendText(i int, t []byte) {
+	e.kept = e.kept[:0] // the host's copy of the texts is no longer the text
 	for len(e.tails) <= i {
 		e.tails = append(e.tails, nil)
 	}
@@ -56,6 +62,7 @@ func (e *entry) appendText(i int, t []byte) {
 
 // setPart replaces part i (a part frame carries the whole part).
 func (e *entry) setPart(i int, p *Part) {
+	e.kept = e.kept[:0]
 	e.parts[i] = *p
 	if i < len(e.hostLen) {
 		e.hostLen[i] = -1
@@ -69,12 +76,55 @@ func (e *entry) setPart(i int, p *Part) {
 // drops its projection. The entry takes m.Parts: m must be the client's own
 // (decoded by it, or cloned from the host's).
 func (e *entry) setCommitted(m *Message) {
+	e.noteKept(m)
 	e.meta = *m
 	e.meta.Parts = nil
 	e.parts = m.Parts
 	e.tails = nil
 	e.committed = len(m.Parts)
 	e.hostFull = true
+}
+
+// noteKept records which parts of m, the committed revision about to
+// replace e, begin with the text the host holds of them (see kept): a long
+// answer's commit then costs its host no second copy of the text, only
+// what it had not taken yet. Only an entry the host holds part by part
+// qualifies.
+func (e *entry) noteKept(m *Message) {
+	e.kept = e.kept[:0]
+	if e.hostFull || len(e.hostLen) == 0 {
+		return
+	}
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		j := e.findPart(p.PartID)
+		if j < 0 || j >= len(e.hostLen) {
+			continue
+		}
+		held := e.hostLen[j]
+		if held <= 0 || held > len(p.Text) || held > e.textLen(j) {
+			continue
+		}
+		// The host holds the first held bytes of part j's text: the built
+		// Text, then the tail.
+		built := e.parts[j].Text
+		if len(built) > held {
+			built = built[:held]
+		}
+		var tail []byte
+		if j < len(e.tails) {
+			tail = e.tails[j]
+		}
+		if rest := p.Text[len(built):held]; p.Text[:len(built)] == built && string(tail[:len(rest)]) == rest {
+			e.kept = append(e.kept, keptText{p.PartID, held})
+		}
+	}
+}
+
+// keptText is a part whose first held bytes the host holds (entry.kept).
+type keptText struct {
+	partID string
+	held   int
 }
 
 func newEntry(m *Message) *entry {

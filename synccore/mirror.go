@@ -71,10 +71,18 @@ func (m *Mirror) Patch(ch Changes) error {
 		i, held := m.index[mc.MessageID]
 		switch {
 		case mc.Message != nil && held:
+			if err := keepTexts(m.list.At(i), mc); err != nil {
+				m.insert(older)
+				return err
+			}
 			m.dropTexts(mc.MessageID, len(m.list.At(i).Parts))
 			m.prepareTexts(mc.Message)
 			m.list = m.list.set(i, mc.Message)
 		case mc.Message != nil:
+			if len(mc.KeptTexts) > 0 {
+				m.insert(older)
+				return Errorf(CodeInternal, "changes: kept texts of message %q the host does not hold", mc.MessageID)
+			}
 			m.prepareTexts(mc.Message)
 			if n := m.list.Len(); n > 0 && mc.Message.Sequence < m.list.At(n-1).Sequence {
 				older = append(older, mc.Message)
@@ -196,4 +204,28 @@ func (m *Mirror) dropTexts(messageID string, parts int) {
 	for i := range parts {
 		delete(m.texts, textKey{messageID, i})
 	}
+}
+
+// keepTexts puts in front of the texts of mc.Message's parts that
+// mc.KeptTexts names the text of the held part with the same id (protocol
+// §7.4).
+func keepTexts(held *Message, mc MessageChange) error {
+	for _, id := range mc.KeptTexts {
+		from, to := held.findPart(id), mc.Message.findPart(id)
+		if from < 0 || to < 0 {
+			return Errorf(CodeInternal, "changes: kept text of part %q that message %q lacks", id, mc.MessageID)
+		}
+		mc.Message.Parts[to].Text = held.Parts[from].Text + mc.Message.Parts[to].Text
+	}
+	return nil
+}
+
+// findPart returns the index of the part with the given id, or -1.
+func (m *Message) findPart(id string) int {
+	for i := range m.Parts {
+		if m.Parts[i].PartID == id {
+			return i
+		}
+	}
+	return -1
 }

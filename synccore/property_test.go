@@ -254,6 +254,7 @@ func (h *simHost) applyChanges(ch Changes) {
 		h.stats["changes: whole"] += btoi(mc.Message != nil)
 		h.stats["changes: parts"] += len(mc.Parts)
 		h.stats["changes: appends"] += len(mc.Appends)
+		h.stats["changes: kept texts"] += len(mc.KeptTexts)
 	}
 	h.lastTake, h.compactID = ch, ""
 	h.lastTake.Reset = false
@@ -511,7 +512,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		}
 		msgs += len(h.srv.msgs)
 		h.syncMirror()
-		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends", "changes: compact"} {
+		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends", "changes: compact", "changes: kept texts"} {
 			if seed == histories-1 && stats[k] == 0 {
 				t.Fatalf("no history exercised %s", k)
 			}
