@@ -10,6 +10,7 @@ import { MessageList, isNoteOnly } from './messages.js';
 import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
+import { GROW_EVENT } from './markdown.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -224,6 +225,12 @@ function onView(view) {
   stats.maxRenderMs = Math.max(stats.maxRenderMs, ms);
 }
 
+function scrollToBottom() {
+  const sc = ui.scroller;
+  sc.scrollTop = sc.scrollHeight;
+  autoScrollTop = sc.scrollTop;
+}
+
 function renderView(view) {
   current.view = view;
   const sc = ui.scroller;
@@ -235,10 +242,7 @@ function renderView(view) {
 
   messages.render(view.messages);
 
-  if (keepBottom) {
-    sc.scrollTop = sc.scrollHeight;
-    autoScrollTop = sc.scrollTop;
-  }
+  if (keepBottom) scrollToBottom();
   else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
   // Scrolled up while the agent writes: offer a way back to the newest text.
   ui.jump.hidden = keepBottom || !isRunning(view);
@@ -410,6 +414,12 @@ ui.scroller.addEventListener('scroll', () => {
   follow = sc.scrollTop >= autoScrollTop - 1 || sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
   if (follow) ui.jump.hidden = true;
 }, { passive: true });
+
+// A long text rendered in slices grows between renders: keep the reader
+// who follows at the bottom.
+ui.list.addEventListener(GROW_EVENT, () => {
+  if (follow) scrollToBottom();
+});
 
 ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
 ui.jump.addEventListener('click', () => {

@@ -14,11 +14,18 @@
 // OPEN_LIMIT characters; it becomes markdown again once a blank line closes
 // the block, or the part is done.
 //
-// Once the part is done the whole text is rendered once more in one pass,
-// so the final DOM is exactly what a full parse gives (lists that turned
-// loose, reference links). Everything goes through DOMPurify: a model's
-// output is untrusted, and no <script>, event handler or javascript: link
-// ever reaches the DOM.
+// Once the part is done a text of up to FULL_PARSE_LIMIT characters is
+// rendered once more in one pass, so the final DOM is exactly what a full
+// parse gives (lists that turned loose, reference links); a longer one keeps
+// its settled blocks and only its open tail is rendered.
+//
+// No task does work in proportion to the whole text: a long text that
+// arrives at once (a page load, a snapshot re-read after a resync, the rest
+// of an answer when it is done) is fed through the same streaming path a
+// slice at a time, in tasks of a few milliseconds (#feed).
+//
+// Everything goes through DOMPurify: a model's output is untrusted, and no
+// <script>, event handler or javascript: link ever reaches the DOM.
 //
 // Feeding: set(text, streaming) finds the appended suffix itself (the host
 // keeps the old string; comparing is a memcmp). append(suffix) takes a known
@@ -37,6 +44,15 @@ const OPEN_LIMIT = 4096;
 // hundreds of milliseconds; below this size it costs a few.
 const FULL_PARSE_LIMIT = 32 * 1024;
 const HIGHLIGHT_LIMIT = 20000; // longer code blocks stay plain: highlighting them would stall a frame
+// A text longer than SLICE that arrives at once (page load, a snapshot
+// re-read, a reconnect mid-stream) is fed SLICE characters at a time, in
+// tasks of about SLICE_BUDGET_MS: lexing and laying out 1 MB in one task
+// holds the main thread for most of a second.
+const SLICE = 16 * 1024;
+const SLICE_BUDGET_MS = 6;
+const TASK_CHARS = 4 * SLICE; // and no more per task: what a task adds is laid out in it
+/** GROW_EVENT bubbles from a view whose text grew between renders (slices). */
+export const GROW_EVENT = 'markdown-grow';
 
 const md = new Marked({ gfm: true, breaks: false });
 
@@ -72,6 +88,25 @@ export function renderMarkdown(source, tokens = md.lexer(source)) {
 
 // decorate adds what plain HTML lacks: highlighted code with a header (its
 // language and a Copy button), and a scroll box around wide tables.
+// The first lex of a page compiles marked's regular expressions (V8
+// compiles a regular expression to machine code on its first long
+// subject), and the first sanitize and highlight warm DOMPurify and
+// highlight.js: 40-70 ms, once, that would land in the first frame of the
+// page's first answer. Paid while the page is idle after loading instead,
+// one sample per idle callback so that no one of them is a long task.
+const LOREM = 'lorem ipsum dolor sit amet café naïve über '.repeat(40); // one long run of plain text
+const WARM_UP = [
+  ['# a', '- g\n1. h', '> i', '| j | k |\n|---|---|\n| l | m |', '```js\nn\n```', 'o\n---', `${LOREM}\n\n${LOREM}`],
+  [`b **c** _d_ \`e\` [f](https://example.com) ${LOREM}`, '```js\nconst n = 1;\n```', '| j | k |\n|---|---|\n| l | m |\n\n- g\n\n> i'],
+];
+function warmUp([lexed, rendered], i = 0) {
+  if (i >= lexed.length + rendered.length) return;
+  if (i < lexed.length) md.lexer(lexed[i]);
+  else renderMarkdown(rendered[i - lexed.length]);
+  requestIdleCallback(() => warmUp([lexed, rendered], i + 1));
+}
+if (globalThis.requestIdleCallback) requestIdleCallback(() => warmUp(WARM_UP));
+
 function decorate(root) {
   // The serializer's newlines between blocks are not text of the message.
   for (const node of [...root.childNodes]) {
@@ -101,6 +136,21 @@ function decorate(root) {
   }
 }
 
+// sliceLength is how much of text the next slice takes: SLICE characters,
+// one less when that would split a surrogate pair.
+function sliceLength(text) {
+  if (text.length <= SLICE) return text.length;
+  const c = text.charCodeAt(SLICE - 1);
+  return c >= 0xd800 && c <= 0xdbff ? SLICE - 1 : SLICE;
+}
+
+// nextTask runs fn in a task of its own, after the browser has had the
+// chance to paint and handle input: scheduler.postTask where there is one.
+function nextTask(fn) {
+  if (globalThis.scheduler?.postTask) globalThis.scheduler.postTask(fn);
+  else setTimeout(fn, 0);
+}
+
 function escapeHTML(s) {
   return s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
@@ -116,24 +166,42 @@ export class MarkdownView {
     this.el = el('div', { class: 'text markdown', dataset: { testid } });
     this.tail = el('div', { class: 'md-open' });
     this.el.append(this.tail);
-    this.source = '';
+    this.source = ''; // the text rendered so far
     this.lastChar = ''; // source's last character
     this.settledEnd = 0; // source[0:settledEnd] is rendered in settled blocks
     this.plain = null; // StreamText showing a huge open block as plain text
     this.streaming = false;
-    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0 };
+    // Text still to be fed in later tasks (a long text that arrived at
+    // once); null when everything is rendered.
+    this.backlog = null;
+    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0, slices: 0 };
   }
 
   /** set shows text; while streaming an extension of the shown text is appended. */
   set(text, streaming) {
     const value = text ?? '';
-    if (streaming && this.streaming && value.length >= this.source.length && value.startsWith(this.source)) {
-      if (value.length > this.source.length) this.append(value.slice(this.source.length));
+    const shown = this.backlog ? this.source + this.backlog.rest : this.source; // what the view is showing or about to
+    if (streaming && this.streaming && !this.backlog?.done && value.length >= shown.length && value.startsWith(shown)) {
+      if (value.length > shown.length) this.append(value.slice(shown.length));
       return;
     }
-    if (!streaming && !this.streaming && value === this.source && this.rendered) return;
-    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && value.startsWith(this.source)) {
-      this.#finish(value);
+    if (!streaming && value === shown && (this.backlog?.done || (!this.streaming && this.rendered))) return;
+    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && value.startsWith(shown)) {
+      // A long text is done: what it streamed stays, the rest is appended
+      // (in slices if it is long: a snapshot re-read after a resync).
+      this.#feed(value.slice(shown.length), true);
+      return;
+    }
+    if (value.length > (streaming ? SLICE : FULL_PARSE_LIMIT)) {
+      // A long text shown from scratch (page load, a resync, a reconnect):
+      // fed as if it streamed, SLICE characters at a time, so no task
+      // lexes or lays out the whole of it. A done one ends as a long
+      // streamed text does (#finish).
+      // The first slice now: the part is not empty meanwhile.
+      this.#reset('', true);
+      const first = sliceLength(value);
+      this.#appendNow(value.slice(0, first));
+      this.#feed(value.slice(first), !streaming);
       return;
     }
     this.#reset(value, streaming);
@@ -141,6 +209,16 @@ export class MarkdownView {
 
   /** append adds suffix to an open (streaming) text. */
   append(suffix) {
+    if (this.backlog || suffix.length > SLICE) this.#feed(suffix, false);
+    else this.#appendNow(suffix);
+  }
+
+  /** whenRendered resolves once no text waits to be fed in a later task. */
+  whenRendered() {
+    return this.backlog ? this.backlog.promise : Promise.resolve();
+  }
+
+  #appendNow(suffix) {
     // The open text's last character: whether a blank line ends at the joint.
     const before = this.source.length > this.settledEnd ? this.lastChar : '';
     this.source += suffix;
@@ -156,18 +234,73 @@ export class MarkdownView {
     this.#renderOpen();
   }
 
+  // feed queues text to append (then finish the part when done) and
+  // renders it in later tasks, a slice at a time (#drain), so the page
+  // paints and handles input between them however long the text is.
+  // The task that brought the text (a host render, often with a long
+  // decode of its own) adds none of it.
+  #feed(text, done) {
+    if (!this.backlog) {
+      let resolve;
+      const promise = new Promise((r) => { resolve = r; });
+      const backlog = { rest: '', done: false, promise, resolve };
+      this.backlog = backlog;
+      this.el.dataset.rendering = '';
+      nextTask(() => this.#drain(backlog));
+    }
+    this.backlog.rest += text;
+    this.backlog.done ||= done;
+  }
+
+  // drain renders up to TASK_CHARS characters of the backlog, in slices,
+  // for at most about SLICE_BUDGET_MS; the rest goes to the next task.
+  #drain(backlog) {
+    if (!backlog || this.backlog !== backlog) return; // reset since: a newer text owns the view
+    const start = performance.now();
+    let fed = 0;
+    do {
+      const n = sliceLength(backlog.rest);
+      const piece = backlog.rest.slice(0, n);
+      backlog.rest = backlog.rest.slice(n);
+      fed += n;
+      this.stats.slices++;
+      this.#appendNow(piece);
+    } while (backlog.rest && fed < TASK_CHARS && performance.now() - start < SLICE_BUDGET_MS);
+    if (backlog.rest) {
+      nextTask(() => this.#drain(backlog));
+    } else {
+      this.backlog = null;
+      delete this.el.dataset.rendering;
+      if (backlog.done) this.#finish(this.source);
+      backlog.resolve();
+    }
+    // The text grew outside a render of the view: the page keeps following it.
+    this.el.dispatchEvent(new Event(GROW_EVENT, { bubbles: true }));
+  }
+
+  #dropBacklog() {
+    if (!this.backlog) return;
+    const { resolve } = this.backlog;
+    this.backlog = null;
+    delete this.el.dataset.rendering;
+    resolve();
+  }
+
   // finish closes a long streamed text: what is left open is rendered as
   // its last blocks, the settled ones are kept.
   #finish(text) {
     this.source = text;
     this.lastChar = text.at(-1) ?? '';
     this.streaming = false;
+    this.rendered = true;
     this.stats.finishRenders = (this.stats.finishRenders ?? 0) + 1;
     const rest = text.slice(this.settledEnd);
     if (this.plain && rest.length > FULL_PARSE_LIMIT) {
       // One block longer than a full parse is worth (a model that never
       // breaks its paragraphs): it stays the plain text it streamed as.
-      if (this.plain.shown !== rest) this.plain.set(rest, false); // already shown: nothing to redo
+      // It shows a prefix of rest: compared by length (comparing the
+      // strings would flatten a 1 MB rope of appends, tens of ms).
+      if (this.plain.shown.length !== rest.length) this.plain.set(rest, false);
       this.settledEnd = text.length;
       this.plain = null;
       return;
@@ -179,6 +312,7 @@ export class MarkdownView {
   }
 
   #reset(text, streaming) {
+    this.#dropBacklog();
     this.source = text;
     this.lastChar = text.at(-1) ?? '';
     this.streaming = streaming;
