@@ -363,6 +363,7 @@ test('stream text: a long answer keeps its chunks at done and across a re-read',
       // A blank line split across two appends still closes a long paragraph.
       const md2 = new MarkdownView('t');
       md2.set(text.slice(0, 10000), true);
+      await md2.whenRendered(); // a long first view is fed in slices
       md2.append('\n');
       const boldBefore = md2.el.querySelector('strong') !== null;
       md2.append('\nNext **paragraph**');

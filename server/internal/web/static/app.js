@@ -10,7 +10,7 @@ import { MessageList, isNoteOnly } from './messages.js';
 import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
-import { GROW_EVENT } from './markdown.js';
+import { sliceStats } from './markdown.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -179,7 +179,7 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
-  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats };
+  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats, slices: sliceStats };
   follow = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
@@ -415,11 +415,13 @@ ui.scroller.addEventListener('scroll', () => {
   if (follow) ui.jump.hidden = true;
 }, { passive: true });
 
-// A long text rendered in slices grows between renders: keep the reader
-// who follows at the bottom.
-ui.list.addEventListener(GROW_EVENT, () => {
+// A reader who follows stays at the bottom whatever grows the list between
+// renders: a long text rendered in slices (markdown.js), or a text chunk
+// laid out at its real size once it nears the screen (content-visibility:
+// its placeholder height until then).
+new ResizeObserver(() => {
   if (follow) scrollToBottom();
-});
+}).observe(ui.list);
 
 ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
 ui.jump.addEventListener('click', () => {

@@ -44,15 +44,21 @@ const OPEN_LIMIT = 4096;
 // hundreds of milliseconds; below this size it costs a few.
 const FULL_PARSE_LIMIT = 32 * 1024;
 const HIGHLIGHT_LIMIT = 20000; // longer code blocks stay plain: highlighting them would stall a frame
-// A text longer than SLICE that arrives at once (page load, a snapshot
-// re-read, a reconnect mid-stream) is fed SLICE characters at a time, in
-// tasks of about SLICE_BUDGET_MS: lexing and laying out 1 MB in one task
-// holds the main thread for most of a second.
-const SLICE = 16 * 1024;
-const SLICE_BUDGET_MS = 6;
-const TASK_CHARS = 4 * SLICE; // and no more per task: what a task adds is laid out in it
-/** GROW_EVENT bubbles from a view whose text grew between renders (slices). */
-export const GROW_EVENT = 'markdown-grow';
+// A text longer than FIRST_SLICE that arrives at once (page load, a
+// snapshot re-read, a reconnect mid-stream) is fed a slice at a time, in
+// tasks of about TASK_MS: lexing and laying out 1 MB in one task holds the
+// main thread for most of a second. A slice's size adapts to what the text
+// costs: 16 KB of dense markdown takes 30-40 ms to sanitize, 16 KB of
+// plain prose well under one, so each slice aims at SLICE_MS (growing at
+// most twofold: the text further on may cost more).
+const FIRST_SLICE = 4096;
+const MIN_SLICE = 512;
+const MAX_SLICE = 16 * 1024; // the worst slice: 16 KB of dense markdown
+const SLICE_MS = 2;
+const TASK_MS = 6;
+const TASK_CHARS = 128 * 1024; // and no more per task: what a task adds is laid out in it
+/** sliceStats counts, page-wide, the tasks (drains) and slices fed later; read by tests. */
+export const sliceStats = { drains: 0, slices: 0, chars: 0 };
 
 const md = new Marked({ gfm: true, breaks: false });
 
@@ -136,12 +142,12 @@ function decorate(root) {
   }
 }
 
-// sliceLength is how much of text the next slice takes: SLICE characters,
+// sliceLength is how much of text the next slice takes: max characters,
 // one less when that would split a surrogate pair.
-function sliceLength(text) {
-  if (text.length <= SLICE) return text.length;
-  const c = text.charCodeAt(SLICE - 1);
-  return c >= 0xd800 && c <= 0xdbff ? SLICE - 1 : SLICE;
+function sliceLength(text, max) {
+  if (text.length <= max) return text.length;
+  const c = text.charCodeAt(max - 1);
+  return c >= 0xd800 && c <= 0xdbff ? max - 1 : max;
 }
 
 // nextTask runs fn in a task of its own, after the browser has had the
@@ -174,7 +180,8 @@ export class MarkdownView {
     // Text still to be fed in later tasks (a long text that arrived at
     // once); null when everything is rendered.
     this.backlog = null;
-    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0, slices: 0 };
+    this.sliceChars = FIRST_SLICE; // the next slice's size, adapted to the text's cost
+    this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0 };
   }
 
   /** set shows text; while streaming an extension of the shown text is appended. */
@@ -192,16 +199,17 @@ export class MarkdownView {
       this.#feed(value.slice(shown.length), true);
       return;
     }
-    if (value.length > (streaming ? SLICE : FULL_PARSE_LIMIT)) {
+    if (value.length > (streaming ? FIRST_SLICE : FULL_PARSE_LIMIT)) {
       // A long text shown from scratch (page load, a resync, a reconnect):
-      // fed as if it streamed, SLICE characters at a time, so no task
+      // fed as if it streamed, a slice at a time, so no task
       // lexes or lays out the whole of it. A done one ends as a long
       // streamed text does (#finish).
       // The first slice now: the part is not empty meanwhile.
       this.#reset('', true);
-      const first = sliceLength(value);
-      this.#appendNow(value.slice(0, first));
+      this.sliceChars = FIRST_SLICE;
+      const first = sliceLength(value, FIRST_SLICE);
       this.#feed(value.slice(first), !streaming);
+      this.#appendNow(value.slice(0, first));
       return;
     }
     this.#reset(value, streaming);
@@ -209,7 +217,7 @@ export class MarkdownView {
 
   /** append adds suffix to an open (streaming) text. */
   append(suffix) {
-    if (this.backlog || suffix.length > SLICE) this.#feed(suffix, false);
+    if (this.backlog || suffix.length > FIRST_SLICE) this.#feed(suffix, false);
     else this.#appendNow(suffix);
   }
 
@@ -253,19 +261,25 @@ export class MarkdownView {
   }
 
   // drain renders up to TASK_CHARS characters of the backlog, in slices,
-  // for at most about SLICE_BUDGET_MS; the rest goes to the next task.
+  // for at most about TASK_MS; the rest goes to the next task.
   #drain(backlog) {
     if (!backlog || this.backlog !== backlog) return; // reset since: a newer text owns the view
     const start = performance.now();
     let fed = 0;
+    sliceStats.drains++;
+    let now = start;
     do {
-      const n = sliceLength(backlog.rest);
+      const n = sliceLength(backlog.rest, this.sliceChars);
       const piece = backlog.rest.slice(0, n);
       backlog.rest = backlog.rest.slice(n);
       fed += n;
-      this.stats.slices++;
+      sliceStats.slices++;
+      sliceStats.chars += n;
       this.#appendNow(piece);
-    } while (backlog.rest && fed < TASK_CHARS && performance.now() - start < SLICE_BUDGET_MS);
+      const took = performance.now() - now;
+      now += took;
+      this.sliceChars = Math.min(MAX_SLICE, 2 * n, Math.max(MIN_SLICE, Math.round((n * SLICE_MS) / Math.max(took, 0.05))));
+    } while (backlog.rest && fed < TASK_CHARS && now - start < TASK_MS);
     if (backlog.rest) {
       nextTask(() => this.#drain(backlog));
     } else {
@@ -274,8 +288,6 @@ export class MarkdownView {
       if (backlog.done) this.#finish(this.source);
       backlog.resolve();
     }
-    // The text grew outside a render of the view: the page keeps following it.
-    this.el.dispatchEvent(new Event(GROW_EVENT, { bubbles: true }));
   }
 
   #dropBacklog() {
@@ -339,13 +351,20 @@ export class MarkdownView {
     this.plain.set(this.source.slice(this.settledEnd), true);
   }
 
+  // runsOn: the open block is known to grow past OPEN_LIMIT without a
+  // blank line, from the text still to be fed (#feed).
+  #runsOn(open) {
+    const ahead = this.backlog?.rest.slice(0, OPEN_LIMIT) ?? '';
+    return open.length + ahead.length > OPEN_LIMIT && !ahead.includes('\n\n') && !(open.endsWith('\n') && ahead.startsWith('\n'));
+  }
+
   #renderOpen() {
     const open = this.source.slice(this.settledEnd);
     // A long open text without a blank line is shown plain without lexing
     // it, as append() keeps it until a blank line comes: lexing a 50 KB
     // paragraph costs a frame or more, and a stream's first view or a
     // snapshot re-read can hold that much at once.
-    if (open.length > OPEN_LIMIT && !open.includes('\n\n')) {
+    if (!open.includes('\n\n') && (open.length > OPEN_LIMIT || this.#runsOn(open))) {
       this.#showPlain();
       return;
     }
