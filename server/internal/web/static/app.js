@@ -242,8 +242,10 @@ function renderView(view) {
 
   messages.render(view.messages);
 
-  if (keepBottom) scrollToBottom();
-  else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
+  // A reader who follows is kept at the bottom by the ResizeObserver below,
+  // after the frame's own layout: scrolling here would force a layout of
+  // its own in every render.
+  if (!keepBottom && anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
   // Scrolled up while the agent writes: offer a way back to the newest text.
   ui.jump.hidden = keepBottom || !isRunning(view);
 
@@ -415,13 +417,16 @@ ui.scroller.addEventListener('scroll', () => {
   if (follow) ui.jump.hidden = true;
 }, { passive: true });
 
-// A reader who follows stays at the bottom whatever grows the list between
-// renders: a long text rendered in slices (markdown.js), or a text chunk
-// laid out at its real size once it nears the screen (content-visibility:
-// its placeholder height until then).
-new ResizeObserver(() => {
+// A reader who follows stays at the bottom whatever changes the list's
+// size or the scroller's: a render, streamed text appended, a long text
+// rendered in slices (markdown.js), a text chunk laid out at its real size
+// once it nears the screen (content-visibility: its placeholder height
+// until then), a taller composer. Called after layout, before paint.
+const stickToBottom = new ResizeObserver(() => {
   if (follow) scrollToBottom();
-}).observe(ui.list);
+});
+stickToBottom.observe(ui.list);
+stickToBottom.observe(ui.scroller);
 
 ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
 ui.jump.addEventListener('click', () => {
