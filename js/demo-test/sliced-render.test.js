@@ -150,6 +150,41 @@ test('markdown view: a long text set at once is rendered in slices, exactly, kee
   });
 });
 
+test('markdown view: a blank line after a 100 KB paragraph settles it as it streamed, without lexing it', { timeout: 60000 }, async () => {
+  await withPage(async (page) => {
+    await page.goto(`${demo.url}/`);
+    const r = await page.evaluate(async () => {
+      const { MarkdownView } = await import('/markdown.js');
+      let para = '';
+      for (let i = 0; para.length < 100000; i++) para += `${i ? ' ' : ''}word${i % 97}`;
+      const view = new MarkdownView('t');
+      document.body.append(view.el);
+      view.set(para.slice(0, 1000), true);
+      for (let n = 1000; n < para.length; n += 1000) view.append(para.slice(n, n + 1000));
+      const first = view.el.querySelector('.chunk');
+      const lexedBefore = view.stats.lexedChars;
+      view.append('\n'); // the blank line split across two deltas
+      view.append('\nNext **paragraph**');
+      const settled = view.el.querySelector(':scope > .md-plain');
+      const out = {
+        lexed: view.stats.lexedChars - lexedBefore,
+        kept: view.el.querySelector('.chunk') === first,
+        settledText: settled?.textContent === `${para}\n`,
+        bold: view.el.querySelector('.md-open strong')?.textContent,
+      };
+      view.set(`${para}\n\nNext **paragraph** and more.`, false);
+      out.done = { kept: view.el.querySelector('.chunk') === first, tail: view.el.querySelector('p')?.textContent };
+      view.el.remove();
+      return out;
+    });
+    assert.ok(r.lexed < 1000, `lexed ${r.lexed} chars at the blank line, not the paragraph`);
+    assert.ok(r.kept, 'the paragraph keeps the nodes it streamed into');
+    assert.ok(r.settledText, 'the settled block holds the paragraph');
+    assert.equal(r.bold, 'paragraph', 'the next block is markdown');
+    assert.deepEqual(r.done, { kept: true, tail: 'Next paragraph and more.' });
+  });
+});
+
 test('page: a long answer loaded with the page is rendered in slices, exact, scrolled to its end', { timeout: 120000 }, async () => {
   const CHARS = 200000;
   await withPage(async (page) => {

@@ -43,6 +43,7 @@ const OPEN_LIMIT = 4096;
 // one is rendered. A full parse of a 1 MB answer holds the main thread for
 // hundreds of milliseconds; below this size it costs a few.
 const FULL_PARSE_LIMIT = 32 * 1024;
+const FENCE = /^ {0,3}(?:```|~~~)/; // a fenced code block's opening line
 const HIGHLIGHT_LIMIT = 20000; // longer code blocks stay plain: highlighting them would stall a frame
 // A text longer than FIRST_SLICE that arrives at once (page load, a
 // snapshot re-read, a reconnect mid-stream) is fed a slice at a time, in
@@ -196,7 +197,13 @@ export class MarkdownView {
     if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && value.startsWith(shown)) {
       // A long text is done: what it streamed stays, the rest is appended
       // (in slices if it is long: a snapshot re-read after a resync).
-      this.#feed(value.slice(shown.length), true);
+      const rest = value.slice(shown.length);
+      if (this.backlog || rest.length > FIRST_SLICE) {
+        this.#feed(rest, true);
+        return;
+      }
+      if (rest) this.#appendNow(rest);
+      this.#finish(value);
       return;
     }
     if (value.length > (streaming ? FIRST_SLICE : FULL_PARSE_LIMIT)) {
@@ -229,17 +236,40 @@ export class MarkdownView {
   #appendNow(suffix) {
     // The open text's last character: whether a blank line ends at the joint.
     const before = this.source.length > this.settledEnd ? this.lastChar : '';
+    // Only a blank line can close a block. (Looked for in the suffix alone:
+    // slicing the grown source would flatten it, a copy of the whole text
+    // per append.)
+    const blank = before === '\n' && suffix[0] === '\n' ? 0 : suffix.indexOf('\n\n');
+    if (this.plain && blank >= 0 && this.plain.shown.length + blank > FULL_PARSE_LIMIT && !FENCE.test(this.plain.shown.slice(0, 8))) {
+      this.#settlePlain(suffix.slice(0, blank));
+      if (blank < suffix.length) this.#appendNow(suffix.slice(blank));
+      else this.#renderOpen();
+      return;
+    }
     this.source += suffix;
     if (suffix) this.lastChar = suffix[suffix.length - 1];
     if (this.plain) {
       // Appended, not set again: a huge open block costs the delta, not its length.
       this.plain.append(suffix);
-      // Only a blank line can close a block: re-lex only then. (Looked for
-      // in the suffix alone: slicing the grown source would flatten it, a
-      // copy of the whole text per append.)
-      if (!suffix.includes('\n\n') && !(before === '\n' && suffix[0] === '\n')) return;
+      if (blank < 0) return; // the block goes on: nothing to re-lex
     }
     this.#renderOpen();
+  }
+
+  // settlePlain closes a plain open block longer than a full parse is
+  // worth (a paragraph of 100 KB, a log pasted whole) at the blank line
+  // that ends it: it stays the plain text it streamed as, the very nodes,
+  // and the text after the blank line starts a new open block. Lexing it
+  // as markdown now would cost its whole length in one task, and laying
+  // out one paragraph of 1 MB most of a second. (Not a fenced code block:
+  // a blank line does not end one.)
+  #settlePlain(last) {
+    this.plain.append(last);
+    this.source += last;
+    if (last) this.lastChar = last[last.length - 1];
+    this.tail.before(this.plain.el);
+    this.settledEnd = this.source.length;
+    this.plain = null;
   }
 
   // feed queues text to append (then finish the part when done) and
