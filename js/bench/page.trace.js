@@ -64,9 +64,6 @@ async function traceOne() {
     // Typed before the trace starts, as the bench does (page.bench.js).
     await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
     await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReportEvents' });
-    // Starting the CPU profiler holds the page's main thread for ~60-150 ms
-    // ((program), with Playwright's next event in it): let it pass first.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const t0 = Date.now();
     await page.getByTestId('input').press('Enter');
     await page.waitForFunction(answerShown, CHARS, { timeout: 600000, polling: 500 });
