@@ -93,8 +93,6 @@ export function renderMarkdown(source, tokens = md.lexer(source)) {
   return frag;
 }
 
-// decorate adds what plain HTML lacks: highlighted code with a header (its
-// language and a Copy button), and a scroll box around wide tables.
 // The first lex of a page compiles marked's regular expressions (V8
 // compiles a regular expression to machine code on its first long
 // subject), and the first sanitize and highlight warm DOMPurify and
@@ -103,17 +101,17 @@ export function renderMarkdown(source, tokens = md.lexer(source)) {
 // one sample per idle callback so that no one of them is a long task.
 const LOREM = 'lorem ipsum dolor sit amet café naïve über '.repeat(40); // one long run of plain text
 const WARM_UP = [
-  ['# a', '- g\n1. h', '> i', '| j | k |\n|---|---|\n| l | m |', '```js\nn\n```', 'o\n---', `${LOREM}\n\n${LOREM}`],
-  [`b **c** _d_ \`e\` [f](https://example.com) ${LOREM}`, '```js\nconst n = 1;\n```', '| j | k |\n|---|---|\n| l | m |\n\n- g\n\n> i'],
+  ...['# a', '- g\n1. h', '> i', '| j | k |\n|---|---|\n| l | m |', '```js\nn\n```', 'o\n---', `${LOREM}\n\n${LOREM}`].map((s) => () => md.lexer(s)),
+  ...[`b **c** _d_ \`e\` [f](https://example.com) ${LOREM}`, '```js\nconst n = 1;\n```', '| j | k |\n|---|---|\n| l | m |\n\n- g\n\n> i'].map((s) => () => renderMarkdown(s)),
 ];
-function warmUp([lexed, rendered], i = 0) {
-  if (i >= lexed.length + rendered.length) return;
-  if (i < lexed.length) md.lexer(lexed[i]);
-  else renderMarkdown(rendered[i - lexed.length]);
-  requestIdleCallback(() => warmUp([lexed, rendered], i + 1));
+function warmUp(i) {
+  WARM_UP[i]();
+  if (i + 1 < WARM_UP.length) requestIdleCallback(() => warmUp(i + 1));
 }
-if (globalThis.requestIdleCallback) requestIdleCallback(() => warmUp(WARM_UP));
+if (globalThis.requestIdleCallback) requestIdleCallback(() => warmUp(0));
 
+// decorate adds what plain HTML lacks: highlighted code with a header (its
+// language and a Copy button), and a scroll box around wide tables.
 function decorate(root) {
   // The serializer's newlines between blocks are not text of the message.
   for (const node of [...root.childNodes]) {
@@ -208,10 +206,9 @@ export class MarkdownView {
     }
     if (value.length > (streaming ? FIRST_SLICE : FULL_PARSE_LIMIT)) {
       // A long text shown from scratch (page load, a resync, a reconnect):
-      // fed as if it streamed, a slice at a time, so no task
-      // lexes or lays out the whole of it. A done one ends as a long
-      // streamed text does (#finish).
-      // The first slice now: the part is not empty meanwhile.
+      // fed as if it streamed, a slice at a time, so no task lexes or lays
+      // out the whole of it; the first slice now, so the part is not empty
+      // meanwhile. A done one ends as a long streamed text does (#finish).
       this.#reset('', true);
       this.sliceChars = FIRST_SLICE;
       const first = sliceLength(value, FIRST_SLICE);
