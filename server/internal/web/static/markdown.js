@@ -102,6 +102,9 @@ export function renderMarkdown(source, tokens = md.lexer(source)) {
 const LOREM = 'lorem ipsum dolor sit amet café naïve über '.repeat(40); // one long run of plain text
 const WARM_UP = [
   ...['# a', '- g\n1. h', '> i', '| j | k |\n|---|---|\n| l | m |', '```js\nn\n```', 'o\n---', `${LOREM}\n\n${LOREM}`].map((s) => () => md.lexer(s)),
+  () => DOMPurify.sanitize('<p>a</p>', PURIFY),
+  () => md.parser(md.lexer(`b **c** _d_ \`e\` [f](https://example.com) ${LOREM}`)),
+  () => hljs.highlight('const n = 1;', { language: 'js', ignoreIllegals: true }),
   ...[`b **c** _d_ \`e\` [f](https://example.com) ${LOREM}`, '```js\nconst n = 1;\n```', '| j | k |\n|---|---|\n| l | m |\n\n- g\n\n> i'].map((s) => () => renderMarkdown(s)),
 ];
 function warmUp(i) {
