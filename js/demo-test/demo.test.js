@@ -355,6 +355,7 @@ test('stream text: a long answer keeps its chunks at done and across a re-read',
       const first = md.el.querySelector('.chunk');
       for (let n = 50000; n < 200000; n += 5000) md.append(text.slice(n, n + 5000));
       md.set(text, false); // done, re-read with the rest of the text
+      await md.whenRendered(); // the rest is appended in slices
       out.lexedStreaming = md.stats.lexedChars;
       out.md = { same: md.el.querySelector('.chunk') === first, exact: md.el.textContent === text, chunks: md.el.querySelectorAll('.chunk').length };
       md.el.remove();
@@ -362,6 +363,7 @@ test('stream text: a long answer keeps its chunks at done and across a re-read',
       // A blank line split across two appends still closes a long paragraph.
       const md2 = new MarkdownView('t');
       md2.set(text.slice(0, 10000), true);
+      await md2.whenRendered(); // a long first view is fed in slices
       md2.append('\n');
       const boldBefore = md2.el.querySelector('strong') !== null;
       md2.append('\nNext **paragraph**');

@@ -106,14 +106,15 @@ export const settled = () => {
     document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length === 0;
 };
 
-// answerShown: the newest text part is done and shows at least 90% of n
+// answerShown: the newest text part is done, rendered, and shows at least 90% of n
 // characters. It sums the lengths of its text nodes: reading textContent
 // would join a long answer into one string on every poll, a long task of
 // its own in the page being measured.
 export const answerShown = (n) => {
   const parts = document.querySelectorAll('[data-testid="part-text"]');
   const last = parts[parts.length - 1];
-  if (!last || last.classList.contains('streaming')) return false;
+  // data-rendering: a long text still being rendered in slices (markdown.js).
+  if (!last || last.classList.contains('streaming') || last.hasAttribute('data-rendering')) return false;
   let length = 0;
   const walk = document.createTreeWalker(last, NodeFilter.SHOW_TEXT);
   while (walk.nextNode()) length += walk.currentNode.length;

@@ -10,6 +10,7 @@ import { MessageList, isNoteOnly } from './messages.js';
 import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
+import { sliceStats } from './markdown.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -178,7 +179,7 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
-  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats };
+  window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats, slices: sliceStats };
   follow = true;
   current.offs.push(
     session.on('status', (e) => onStatus(typeof e === 'string' ? e : e?.status, e?.reason)),
@@ -224,6 +225,12 @@ function onView(view) {
   stats.maxRenderMs = Math.max(stats.maxRenderMs, ms);
 }
 
+function scrollToBottom() {
+  const sc = ui.scroller;
+  sc.scrollTop = sc.scrollHeight;
+  autoScrollTop = sc.scrollTop;
+}
+
 function renderView(view) {
   current.view = view;
   const sc = ui.scroller;
@@ -235,11 +242,10 @@ function renderView(view) {
 
   messages.render(view.messages);
 
-  if (keepBottom) {
-    sc.scrollTop = sc.scrollHeight;
-    autoScrollTop = sc.scrollTop;
-  }
-  else if (anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
+  // A reader who follows is kept at the bottom by the ResizeObserver below,
+  // after the frame's own layout: scrolling here would force a layout of
+  // its own in every render.
+  if (!keepBottom && anchor?.isConnected) sc.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
   // Scrolled up while the agent writes: offer a way back to the newest text.
   ui.jump.hidden = keepBottom || !isRunning(view);
 
@@ -410,6 +416,17 @@ ui.scroller.addEventListener('scroll', () => {
   follow = sc.scrollTop >= autoScrollTop - 1 || sc.scrollHeight - sc.scrollTop - sc.clientHeight < 64;
   if (follow) ui.jump.hidden = true;
 }, { passive: true });
+
+// A reader who follows stays at the bottom whatever changes the list's
+// size or the scroller's: a render, streamed text appended, a long text
+// rendered in slices (markdown.js), a text chunk laid out at its real size
+// once it nears the screen (content-visibility: its placeholder height
+// until then), a taller composer. Called after layout, before paint.
+const stickToBottom = new ResizeObserver(() => {
+  if (follow) scrollToBottom();
+});
+stickToBottom.observe(ui.list);
+stickToBottom.observe(ui.scroller);
 
 ui.jump.append(icon('down'), el('span', { text: 'Jump to latest' }));
 ui.jump.addEventListener('click', () => {

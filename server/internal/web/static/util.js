@@ -97,16 +97,19 @@ export function shortId(id) {
   return s.length > 12 ? '…' + s.slice(-8) : s;
 }
 
+// Made once: toLocaleTimeString builds a formatter per call (milliseconds
+// each, in the render that shows a new message).
+let clock = null;
+let day = null;
+
 /** timeOf formats Unix milliseconds as a local clock time (or date, when not today). */
 export function timeOf(ms) {
   if (!ms) return '';
+  clock ??= new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+  day ??= new Intl.DateTimeFormat([], { month: 'short', day: 'numeric' });
   const d = new Date(Number(ms));
-  const today = new Date();
-  const sameDay = d.toDateString() === today.toDateString();
-  return sameDay
-    ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-    : d.toLocaleDateString([], { month: 'short', day: 'numeric' }) + ' ' +
-      d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const sameDay = d.toDateString() === new Date().toDateString();
+  return sameDay ? clock.format(d) : `${day.format(d)} ${clock.format(d)}`;
 }
 
 /** plural: plural(3, 'message') -> "3 messages". */
