@@ -11,6 +11,40 @@ type frameEncoder struct{ b []byte }
 
 func newFrameEncoder() *frameEncoder { return &frameEncoder{} }
 
+// maxMessageText bounds the text one WebSocket message carries when a
+// subscriber's queue held more (a reader that fell behind, its deltas
+// folded): a browser handles a message in one task, so the message's size
+// is that task's length. A frame larger than this goes alone.
+const maxMessageText = 64 << 10
+
+// nextMessage splits off the frames of the next WebSocket message: as many
+// as fit in maxMessageText of text, at least one.
+func nextMessage(frames []synccore.Frame) (msg, rest []synccore.Frame) {
+	n := 0
+	for i := range frames {
+		n += frameText(&frames[i])
+		if i > 0 && n > maxMessageText {
+			return frames[:i], frames[i:]
+		}
+	}
+	return frames, nil
+}
+
+// frameText is the text a frame carries: a delta's, a part's, a message's
+// parts'.
+func frameText(f *synccore.Frame) int {
+	n := len(f.Text)
+	if f.Part != nil {
+		n += len(f.Part.Text)
+	}
+	if f.Message != nil {
+		for i := range f.Message.Parts {
+			n += len(f.Message.Parts[i].Text)
+		}
+	}
+	return n
+}
+
 func (f *frameEncoder) encode(frames []synccore.Frame) ([]byte, error) {
 	b, err := synccore.AppendFrames(f.b[:0], frames)
 	if err != nil {

@@ -90,8 +90,10 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	enc := newFrameEncoder()
 	for {
 		frames, err := sub.Next(ctx)
-		if len(frames) > 0 {
-			data, encErr := enc.encode(frames)
+		for rest := frames; len(rest) > 0; {
+			var batch []synccore.Frame
+			batch, rest = nextMessage(rest)
+			data, encErr := enc.encode(batch)
 			if encErr != nil {
 				a.log.Error("encode frames", "err", encErr)
 				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
@@ -100,6 +102,8 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			if werr := conn.WriteBinary(data, time.Now().Add(a.writeTimeout)); werr != nil {
 				return fmt.Errorf("write frames: %w", werr)
 			}
+		}
+		if len(frames) > 0 {
 			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {
 				a.closeHandshake(conn, readerDone, websocket.CloseNormalClosure, last.Kind+": "+last.Code)
 				return fmt.Errorf("server sent %s (%s)", last.Kind, last.Code)
