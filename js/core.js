@@ -83,6 +83,7 @@ export class Core {
     this.lastOut = null;
     this.framesPtr = 0; // see writeFrames
     this.framesHead = 0;
+    this.prefixAt = -1; // where FRAMES_PREFIX was last written, while nothing else was
     this.inPtr = 0; // the alloc buffer kept for small inputs (inputBuffer)
     this.inCap = 0;
     /** The message a compact answer appends to (handleCompact), or null. */
@@ -117,6 +118,7 @@ export class Core {
 
   // Copies input into the module's buffer; valid until the next export call.
   input(bytes) {
+    this.prefixAt = -1;
     const ptr = this.inputBuffer(bytes.length);
     this.mem8().set(bytes, ptr);
     return ptr;
@@ -132,6 +134,7 @@ export class Core {
     const size = Math.max(n, MIN_INPUT);
     const ptr = this.x.agentsync_alloc(size);
     if (ptr === 0) throw new AgentsyncError(CORE_BROKEN, `agentsync_alloc(${size}) failed`);
+    this.prefixAt = -1; // a new buffer holds no prefix
     this.inPtr = ptr;
     this.inCap = size <= KEPT_INPUT ? size : 0;
     return ptr;
@@ -168,6 +171,7 @@ export class Core {
     const out = this.call(() => {
       const n = data.length;
       const total = head.length - 1 + 5 + n;
+      this.prefixAt = -1;
       const ptr = this.inputBuffer(total);
       const mem = this.mem8();
       mem.set(head.subarray(0, head.length - 1), ptr);
@@ -304,7 +308,12 @@ export class Core {
     this.framesPtr = ptr;
     this.framesHead = FRAMES_PREFIX.length + binHead;
     const mem = this.mem8();
-    mem.set(FRAMES_PREFIX, ptr);
+    // The module only reads its input: the prefix written for the last
+    // message is still there unless another input overwrote it.
+    if (this.prefixAt !== ptr) {
+      mem.set(FRAMES_PREFIX, ptr);
+      this.prefixAt = ptr;
+    }
     let p = ptr + FRAMES_PREFIX.length;
     if (binHead === 2) {
       mem[p++] = 0xc4;

@@ -176,9 +176,11 @@ async function aiRun(name, n, { pulled }) {
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc');
 
-// Each figure is the median of RUNS runs, the host's and the AI SDK's
-// interleaved so that a noisy stretch of the machine hits both alike.
-const RUNS = 5;
+// Each figure is the median of runs(n) runs, the host's and the AI SDK's
+// interleaved so that a noisy stretch of the machine hits both alike; a
+// run of 10,000 deltas lasts some 20 ms, so one noisy stretch moves it
+// far: those take 15 runs.
+const runs = (n) => (n <= 10_000 ? 15 : 5);
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -186,12 +188,15 @@ function median(xs) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-// The median of RUNS results of each of the given runs (functions that
+// The median of runs(n) results of each of the given runs (functions that
 // return a result), run round-robin.
-async function medians(fns) {
+async function medians(fns, n) {
   const all = fns.map(() => []);
-  for (let r = 0; r < RUNS; r++) {
-    for (let i = 0; i < fns.length; i++) {
+  for (let r = 0; r < runs(n); r++) {
+    // Each round starts at another run, so that none always follows the
+    // same one (the first after an AI SDK run finds V8's heap shrunk).
+    for (let k = 0; k < fns.length; k++) {
+      const i = (r + k) % fns.length;
       collect();
       all[i].push(await fns[i]());
     }
@@ -214,7 +219,7 @@ for (const n of sizes) {
   ];
   // Queued up front the AI SDK slows with the queue (50 µs a delta at 100,000): 1,000,000 would take minutes.
   if (n <= 100_000) fns.push(() => aiRun(`ai_sdk_queued_${n}`, n, { pulled: false }));
-  for (const r of await medians(fns)) {
+  for (const r of await medians(fns, n)) {
     console.log(JSON.stringify(r));
     failed ||= !r.applied;
   }
