@@ -52,7 +52,8 @@ func BenchmarkTurnDeltas(b *testing.B) {
 func BenchmarkProviderTurnDeltas(b *testing.B) {
 	const deltas = 10000
 	hc := &http.Client{Transport: providertest.Memory{Body: providertest.OpenAIText(deltas)}}
-	e := newEnv(b, Config{QueueLimit: 1 << 16, DefaultModel: openAIModel, Models: model.Registry{
+	// Every delta its own frame: the reader counts frames.
+	e := newEnv(b, Config{QueueLimit: 1 << 16, FoldBytes: -1, DefaultModel: openAIModel, Models: model.Registry{
 		model.DefaultName: model.Scripted{},
 		openAIModel:       model.NewOpenAI("gpt-4o-mini", "http://memory/v1", "k", hc),
 	}})
