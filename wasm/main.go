@@ -236,21 +236,17 @@ func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte)
 // gets instead: bad_request for an unknown handle, the recorded core_broken
 // error for a broken client.
 func lookup(h int32) (*slot, []byte) {
-	if h == lastHandle && lastSlot != nil {
-		s := lastSlot
-		if s.broken != nil {
-			return nil, errorOutput(s.broken)
+	s := lastSlot
+	if h != lastHandle || s == nil {
+		var ok bool
+		if s, ok = clients[h]; !ok {
+			return nil, errorOutput(synccore.Errorf(synccore.CodeBadRequest, "unknown client handle %d", h))
 		}
-		return s, nil
-	}
-	s, ok := clients[h]
-	if !ok {
-		return nil, errorOutput(synccore.Errorf(synccore.CodeBadRequest, "unknown client handle %d", h))
+		lastHandle, lastSlot = h, s
 	}
 	if s.broken != nil {
 		return nil, errorOutput(s.broken)
 	}
-	lastHandle, lastSlot = h, s
 	return s, nil
 }
 
