@@ -236,20 +236,7 @@ export class Core {
    * list [message_id, index, text, ...] in place of `messages`.
    */
   handleChanges(data) {
-    if (this.broken) throw brokenError();
-    let res;
-    try {
-      const total = this.writeFrames(data);
-      // The packed i64 is split through a typed array: BigInt arithmetic
-      // allocates a BigInt per operation, which costs more than the delta.
-      PACKED[0] = this.x.agentsync_handle_changes(this.h, this.framesPtr, total);
-      res = this.readChanges();
-    } catch (err) {
-      this.broken = true;
-      throw trapError(err);
-    }
-    if (res.out !== RENDER_ONLY) res.out = this.output(res.out);
-    return res;
+    return this.take(data, this.x.agentsync_handle_changes);
   }
 
   /**
@@ -260,12 +247,20 @@ export class Core {
    * changed — and handleChanges' answer otherwise.
    */
   handleCompact(data) {
+    return this.take(data, this.x.agentsync_handle_compact);
+  }
+
+  // handleChanges and handleCompact through the export given (only
+  // agentsync_handle_compact answers compact).
+  take(data, exported) {
     if (this.broken) throw brokenError();
     let res;
     try {
       const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
       const total = this.writeFrames(bytes);
-      PACKED[0] = this.x.agentsync_handle_compact(this.h, this.framesPtr, total);
+      // The packed i64 is split through a typed array: BigInt arithmetic
+      // allocates a BigInt per operation, which costs more than the delta.
+      PACKED[0] = exported(this.h, this.framesPtr, total);
       if (PACKED32[PTR] === 0 && PACKED32[LEN] !== 0) {
         if (this.compactId === null) throw new Error('compact answer without a previous append');
         const v = PACKED32[LEN];

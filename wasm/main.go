@@ -128,10 +128,10 @@ func clientFree(h int32) {
 
 //go:wasmexport agentsync_handle
 func handle(h, ptr, n int32) int64 {
-	return guarded("agentsync_handle", h, ptr, n, func(s *slot, in []byte) []byte {
+	return guarded("agentsync_handle", h, ptr, n, func(s *slot, in []byte) int64 {
 		handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
 		s.checkRecovered(handleOut)
-		return handleOut
+		return out(handleOut)
 	})
 }
 
@@ -142,79 +142,65 @@ func handle(h, ptr, n int32) int64 {
 //
 //go:wasmexport agentsync_handle_changes
 func handleChanges(h, ptr, n int32) int64 {
-	return guarded("agentsync_handle_changes", h, ptr, n, func(s *slot, in []byte) []byte {
+	return guarded("agentsync_handle_changes", h, ptr, n, func(s *slot, in []byte) int64 {
 		var outLen int
 		handleOut, outLen = s.client.AppendHandleChanges(handleOut[:0], in)
 		s.checkRecovered(handleOut[:outLen])
-		return handleOut
+		return out(handleOut)
 	})
 }
 
 // agentsync_handle_compact is agentsync_handle_changes that may answer a
 // delta's take in the result itself (synccore.Client.AppendHandleCompact):
-// its pointer half 0 and its length half the compact append, no bytes. It
-// is written out rather than through guarded: a closure that sets the
-// compact answer would be allocated on every delta.
+// its pointer half 0 and its length half the compact append, no bytes.
 //
 //go:wasmexport agentsync_handle_compact
-func handleCompact(h, ptr, n int32) (packed int64) {
-	s, errOut := lookup(h)
-	if errOut != nil {
-		return out(errOut)
-	}
-	in, err := inputBytes(ptr, n)
-	if err != nil {
-		return out(errorOutput(err))
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			packed = out(errorOutput(s.breakOn("agentsync_handle_compact", v)))
+func handleCompact(h, ptr, n int32) int64 {
+	return guarded("agentsync_handle_compact", h, ptr, n, func(s *slot, in []byte) int64 {
+		var outLen int
+		var compact uint32
+		handleOut, outLen, compact = s.client.AppendHandleCompact(handleOut[:0], in)
+		if compact != 0 {
+			result = nil
+			return int64(compact)
 		}
-		collectIfDue(len(in) + len(result))
-	}()
-	var outLen int
-	var compact uint32
-	handleOut, outLen, compact = s.client.AppendHandleCompact(handleOut[:0], in)
-	if compact != 0 {
-		result = nil
-		return int64(compact)
-	}
-	s.checkRecovered(handleOut[:outLen])
-	return out(handleOut)
+		s.checkRecovered(handleOut[:outLen])
+		return out(handleOut)
+	})
 }
 
 //go:wasmexport agentsync_view
 func view(h int32) int64 {
-	return guarded("agentsync_view", h, 0, 0, func(s *slot, _ []byte) []byte { return s.client.ViewBytes() })
+	return guarded("agentsync_view", h, 0, 0, func(s *slot, _ []byte) int64 { return out(s.client.ViewBytes()) })
 }
 
 //go:wasmexport agentsync_message
 func message(h, ptr, n int32) int64 {
 	// An absent message is a result of length 0.
-	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) []byte { return s.client.MessageBytes(string(in)) })
+	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) int64 { return out(s.client.MessageBytes(string(in))) })
 }
 
 //go:wasmexport agentsync_changes
 func changes(h int32) int64 {
-	return guarded("agentsync_changes", h, 0, 0, func(s *slot, _ []byte) []byte {
+	return guarded("agentsync_changes", h, 0, 0, func(s *slot, _ []byte) int64 {
 		changesOut = s.client.AppendChangesBytes(changesOut[:0])
-		return changesOut
+		return out(changesOut)
 	})
 }
 
 //go:wasmexport agentsync_digest
 func digest(h int32) int64 {
-	return guarded("agentsync_digest", h, 0, 0, func(s *slot, _ []byte) []byte {
+	return guarded("agentsync_digest", h, 0, 0, func(s *slot, _ []byte) int64 {
 		estimate = checkEvery // a digest reads the whole view: check after it
-		return []byte(s.client.Digest())
+		return out([]byte(s.client.Digest()))
 	})
 }
 
 // guarded runs fn on the live client h with the n input bytes the host
-// wrote at ptr. An unknown or broken handle and an input outside the alloc
-// buffer answer an Output error; a panic in fn breaks the client and
-// answers its core_broken error.
-func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte) (packed int64) {
+// wrote at ptr and returns its packed result (out). An unknown or broken
+// handle and an input outside the alloc buffer answer an Output error; a
+// panic in fn breaks the client and answers its core_broken error.
+func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) int64) (packed int64) {
 	s, errOut := lookup(h)
 	if errOut != nil {
 		return out(errOut)
@@ -229,7 +215,7 @@ func guarded(export string, h, ptr, n int32, fn func(s *slot, in []byte) []byte)
 		}
 		collectIfDue(len(in) + len(result))
 	}()
-	return out(fn(s, in))
+	return fn(s, in)
 }
 
 // lookup finds a live client, or returns the encoded Output error the host
