@@ -89,7 +89,8 @@ func (e *entry) setCommitted(m *Message) {
 // replace e, begin with the text the host holds of them (see kept): a long
 // answer's commit then costs its host no second copy of the text, only
 // what it had not taken yet. Only an entry the host holds part by part
-// qualifies.
+// qualifies, and only parts the host holds as they are: one a part frame
+// replaced since the host's take (hostLen -1) goes whole.
 func (e *entry) noteKept(m *Message) {
 	e.kept = e.kept[:0]
 	if e.hostFull || len(e.hostLen) == 0 {

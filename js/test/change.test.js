@@ -81,33 +81,3 @@ test('change events rebuild every text from appends, through drops', async () =>
   assert.ok(kept > 10, `the user message kept its identity in only ${kept} views`);
   session.close();
 });
-
-test('a long answer\'s commit comes without the text the host streamed (kept_texts), and the view ends exact', async () => {
-  const session = await createSession(server.url, { wasm: wasmPath, WebSocket: globalThis.WebSocket });
-  // Every take of changes the session applies, as the module answered it.
-  const core = session.core;
-  const kept = [];
-  const note = (ch) => {
-    for (const mc of ch?.messages ?? []) if (mc.kept_texts) kept.push({ state: mc.message.state, ids: mc.kept_texts, text: mc.message.parts.find((p) => p.type === 'text')?.text });
-  };
-  for (const name of ['changes', 'handleCompact', 'handleChanges']) {
-    const real = core[name];
-    core[name] = function (...args) {
-      const res = real.apply(this, args);
-      note(name === 'changes' ? res : res?.changes);
-      return res;
-    };
-  }
-  const sent = await session.send('scenario:long chars=20000 delta=8');
-  const view = await session.waitFor((v) => {
-    const last = v.messages.at(-1);
-    return last && last.sequence > sent.sequence && last.state === 'done';
-  });
-  const done = kept.find((k) => k.state === 'done');
-  assert.ok(done, `the done revision came with kept texts: ${JSON.stringify(kept.map((k) => k.state))}`);
-  assert.ok((done.text ?? '').length < 20000, `without the text the host held (${done.text?.length ?? 0} bytes came)`);
-  const answer = view.messages.at(-1).parts.find((p) => p.type === 'text');
-  assert.equal(answer.text.length, 20000, 'the host kept the text it streamed');
-  assert.deepEqual(view.messages, core.view().messages, 'and holds what the module holds');
-  session.close();
-});

@@ -116,6 +116,32 @@ test('handleCompact: a delta after a one-append take comes back in 64 bits, with
   assert.equal(core.compactId, null);
 });
 
+test('a commit of a message the host holds comes without the text it holds (kept_texts), the rest after it', async () => {
+  const core = await Core.load(wasmPath);
+  core.handle({ type: 'start', session_id: 's' });
+  core.handle({ type: 'subscription_opened' });
+  const hello = core.handleCompact(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
+  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
+  const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
+  const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
+  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
+  core.changes();
+  const long = 'x'.repeat(5000);
+  core.handleCompact(encode([{ seq: 2, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 5, text: long }]));
+  // Text the host has not taken, then the commit, in one message: the
+  // commit carries only that rest.
+  const committed = { ...msg, revision: 2, state: 'done', parts: [{ ...part, state: 'done', text: `hello${long}!!` }] };
+  const res = core.handleCompact(encode([
+    { seq: 3, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 5 + long.length, text: '!!' },
+    { seq: 4, kind: 'message', message: committed },
+  ]));
+  const mc = res.changes.messages[0];
+  assert.deepEqual(mc.kept_texts, ['p1']);
+  assert.equal(mc.message.parts[0].text, '!!', 'only the text the host had not taken');
+  assert.equal(mc.message.revision, 2);
+  assert.equal(core.view().messages[0].parts[0].text, `hello${long}!!`);
+});
+
 test('a freed core\'s instance serves the next Core.load of its module; a broken one is not reused', async () => {
   const mod = await loadModule(wasmPath);
   const a = await Core.load(mod);
