@@ -57,7 +57,9 @@ test('handleFrames and handle (its direct path for data of 64 KiB and more) writ
   }
 });
 
-test('handleChanges: a delta in the appends form, a part frame as a Changes map, and nothing after an unknown handle', async () => {
+// A core live on session s whose snapshot holds one streaming agent
+// message m1 with text part p1 ("hello"), taken by the host (a map take).
+async function liveCore() {
   const core = await Core.load(wasmPath);
   core.handle({ type: 'start', session_id: 's' });
   core.handle({ type: 'subscription_opened' });
@@ -67,7 +69,12 @@ test('handleChanges: a delta in the appends form, a part frame as a Changes map,
   const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
   const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
   core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
-  core.changes(); // the host holds the snapshot
+  core.changes();
+  return { core, part, msg };
+}
+
+test('handleChanges: a delta in the appends form, a part frame as a Changes map, and nothing after an unknown handle', async () => {
+  const { core, part } = await liveCore();
 
   const delta = core.handleChanges(encode([{ seq: 2, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 5, text: ' wörld' }]));
   assert.deepEqual(delta.out.commands, [], 'a render of one message is left to the changes');
@@ -86,15 +93,7 @@ test('handleChanges: a delta in the appends form, a part frame as a Changes map,
 });
 
 test('handleCompact: a delta after a one-append take comes back in 64 bits, with its text from the message\'s own bytes', async () => {
-  const core = await Core.load(wasmPath);
-  core.handle({ type: 'start', session_id: 's' });
-  core.handle({ type: 'subscription_opened' });
-  const hello = core.handleCompact(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
-  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
-  const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
-  const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
-  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
-  core.changes(); // the host holds the snapshot: a map take, no base for a compact answer
+  const { core, part } = await liveCore(); // its take was a map: no base for a compact answer
   assert.equal(core.compactId, null);
 
   const delta = (seq, offset, text) => core.handleCompact(encode([{ seq, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset, text }]));
@@ -117,15 +116,7 @@ test('handleCompact: a delta after a one-append take comes back in 64 bits, with
 });
 
 test('a commit of a message the host holds comes without the text it holds (kept_texts), the rest after it', async () => {
-  const core = await Core.load(wasmPath);
-  core.handle({ type: 'start', session_id: 's' });
-  core.handle({ type: 'subscription_opened' });
-  const hello = core.handleCompact(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
-  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
-  const part = { part_id: 'p1', sequence: 1, type: 'text', step_id: 's1', state: 'streaming', text: 'hello' };
-  const msg = { message_id: 'm1', session_id: 's', sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
-  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [msg], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
-  core.changes();
+  const { core, part, msg } = await liveCore();
   const long = 'x'.repeat(5000);
   core.handleCompact(encode([{ seq: 2, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 5, text: long }]));
   // Text the host has not taken, then the commit, in one message: the
