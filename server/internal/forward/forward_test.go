@@ -66,10 +66,15 @@ func (f handlerFunc) ServeForward(ctx context.Context, req *Request) *Response {
 func TestRequestReply(t *testing.T) {
 	nc := connect(t, 64<<10)
 	ctxEnded := make(chan bool, 1)
+	// The slow owner answers only once the sender has given up: its context
+	// ends at the same deadline as the sender's wait, and an answer sent
+	// then could still beat the sender's timer.
+	gaveUp := make(chan struct{})
 	r, err := Serve(nc, "owner", handlerFunc(func(ctx context.Context, req *Request) *Response {
 		if req.Path == "/slow" {
 			<-ctx.Done()
 			ctxEnded <- true
+			<-gaveUp
 			return &Response{Status: 503}
 		}
 		return &Response{Status: 201, Header: map[string]string{"Content-Type": req.Header["Accept"]},
@@ -97,7 +102,9 @@ func TestRequestReply(t *testing.T) {
 		t.Fatalf("over max_payload: %v", err)
 	}
 	start := time.Now()
-	if _, err := c.Forward(context.Background(), "owner", &Request{Method: "POST", Path: "/slow"}); !errors.Is(err, ErrTimeout) {
+	_, err = c.Forward(context.Background(), "owner", &Request{Method: "POST", Path: "/slow"})
+	close(gaveUp)
+	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("slow owner: %v", err)
 	}
 	if took := time.Since(start); took < 300*time.Millisecond {
