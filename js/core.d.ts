@@ -2,7 +2,7 @@
 export { AgentsyncError, CORE_BROKEN, Command, Core, CoreEvent, loadModule, WasmSource } from './index.js';
 
 /** The ABI version this host speaks. */
-export declare const ABI_VERSION: 3;
+export declare const ABI_VERSION: 4;
 /** agentsync.wasm next to the package's scripts. */
 export declare function defaultWasmURL(): URL;
 /** Where the module is loaded from when none is given (a file under the Node entry). */

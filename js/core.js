@@ -6,6 +6,7 @@
 import { AppendsReader, RENDER_ONLY, readHandleChanges, utf8Text } from './changes.js';
 import { decode, encode } from './msgpack.js';
 import { defaultWasmSource, loadModule } from './load.js';
+import { warmCore } from './warm.js';
 import { Wasi } from './wasi.js';
 
 export const ABI_VERSION = 4;
@@ -83,9 +84,9 @@ export class Core {
     this.lastOut = null;
     this.framesPtr = 0; // see writeFrames
     this.framesHead = 0;
-    this.prefixAt = -1; // where FRAMES_PREFIX was last written, while nothing else was
-    this.inPtr = 0; // the alloc buffer kept for small inputs (inputBuffer)
-    this.inCap = 0;
+    // The instance's input buffer (inputBuffer), shared by every Core on
+    // the instance: another's alloc (a warm-up's scratch client) replaces it.
+    this.inbuf = inputState(instance);
     /** The message a compact answer appends to (handleCompact), or null. */
     this.compactId = null;
     /** The compact answer's part index and text (handleCompact). */
@@ -118,7 +119,7 @@ export class Core {
 
   // Copies input into the module's buffer; valid until the next export call.
   input(bytes) {
-    this.prefixAt = -1;
+    this.inbuf.prefixAt = -1;
     const ptr = this.inputBuffer(bytes.length);
     this.mem8().set(bytes, ptr);
     return ptr;
@@ -130,13 +131,14 @@ export class Core {
   // every time, and so does the next input after it, which lets the
   // module replace its large buffer with a small one (§7.2).
   inputBuffer(n) {
-    if (n <= this.inCap) return this.inPtr;
+    const st = this.inbuf;
+    if (n <= st.cap) return st.ptr;
     const size = Math.max(n, MIN_INPUT);
     const ptr = this.x.agentsync_alloc(size);
     if (ptr === 0) throw new AgentsyncError(CORE_BROKEN, `agentsync_alloc(${size}) failed`);
-    this.prefixAt = -1; // a new buffer holds no prefix
-    this.inPtr = ptr;
-    this.inCap = size <= KEPT_INPUT ? size : 0;
+    st.prefixAt = -1; // a new buffer holds no prefix
+    st.ptr = ptr;
+    st.cap = size <= KEPT_INPUT ? size : 0;
     return ptr;
   }
 
@@ -171,7 +173,7 @@ export class Core {
     const out = this.call(() => {
       const n = data.length;
       const total = head.length - 1 + 5 + n;
-      this.prefixAt = -1;
+      this.inbuf.prefixAt = -1;
       const ptr = this.inputBuffer(total);
       const mem = this.mem8();
       mem.set(head.subarray(0, head.length - 1), ptr);
@@ -305,9 +307,9 @@ export class Core {
     const mem = this.mem8();
     // The module only reads its input: the prefix written for the last
     // message is still there unless another input overwrote it.
-    if (this.prefixAt !== ptr) {
+    if (this.inbuf.prefixAt !== ptr) {
       mem.set(FRAMES_PREFIX, ptr);
-      this.prefixAt = ptr;
+      this.inbuf.prefixAt = ptr;
     }
     let p = ptr + FRAMES_PREFIX.length;
     if (binHead === 2) {
@@ -412,6 +414,31 @@ export class Core {
   }
 
   /**
+   * Warms this Core's instance for a long answer while the app is idle
+   * (warm.js): a synthetic answer of `bytes` bytes (1 MiB unless told)
+   * streams through a scratch client of the same instance, one WebSocket
+   * message's worth of frames per macrotask, and is freed. This Core may
+   * be used meanwhile. A trap in the scratch client leaves the instance
+   * undefined, so this Core is broken too (and a session rebuilds it).
+   * An instance is warmed once: a pooled one (free) comes warm.
+   * @param {{bytes?: number, pause?: () => Promise<void>}} [opts]
+   */
+  async warm(opts = {}) {
+    if (this.broken) throw brokenError();
+    if (WARMED.has(this.instance)) return;
+    WARMED.add(this.instance);
+    const scratch = new Core(this.instance, this.module, null);
+    try {
+      await warmCore(scratch, opts);
+    } catch (err) {
+      if (scratch.broken) this.broken = true;
+      throw err;
+    } finally {
+      scratch.free();
+    }
+  }
+
+  /**
    * Drops the client; this Core answers nothing after it. A healthy
    * instance (Core.load made it) is kept for the next Core.load of the
    * same module, unless one is kept already or its memory grew past
@@ -471,6 +498,20 @@ const PTR = LITTLE_ENDIAN ? 1 : 0;
 // instance along), kept by Core.free while its memory is at most
 // IDLE_MAX_MEMORY.
 const IDLE = new WeakMap();
+
+// The instances warm() warmed or is warming.
+const WARMED = new WeakSet();
+
+// Each instance's input buffer: where it is (ptr), how much of it may be
+// written again without a new agentsync_alloc (cap, 0 for a large one), and
+// where FRAMES_PREFIX was last written into it while nothing else was.
+const INPUTS = new WeakMap();
+
+function inputState(instance) {
+  let st = INPUTS.get(instance);
+  if (st === undefined) INPUTS.set(instance, (st = { ptr: 0, cap: 0, prefixAt: -1 }));
+  return st;
+}
 const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
 
 /** handleCompact's answer for a delta taken in the result alone. */

@@ -271,6 +271,14 @@ export declare class Session {
   /** Called now and after every change, coalesced. Returns the unsubscribe function. */
   subscribe(listener: (view: View) => void): () => void;
   /**
+   * Warms the session's WebAssembly core for a long answer while the app is
+   * idle: a synthetic answer (1 MiB unless `bytes` says) streams through a
+   * scratch client of the core's instance, awaiting `pause` (a macrotask
+   * unless given) between WebSocket-message-sized slices. Resolves when
+   * done, at once when the instance is warm already.
+   */
+  warm(opts?: WarmOptions): Promise<void>;
+  /**
    * The first view (the current one included) for which predicate is true.
    * Rejects with code 'timeout' after timeoutMs (default 30000, 0 = never),
    * 'closed' when the session closes.
@@ -411,6 +419,16 @@ export declare class Core {
   digest(): string;
   /** Drops the client; the instance may serve the next Core.load of its module. */
   free(): void;
+  /** Session.warm on this Core's instance; this Core may be used meanwhile. */
+  warm(opts?: WarmOptions): Promise<void>;
+}
+
+/** How Session.warm and Core.warm stream their synthetic answer. */
+export interface WarmOptions {
+  /** The answer's length in bytes (default 1 MiB). */
+  bytes?: number;
+  /** Awaited between two slices (default: the next macrotask). */
+  pause?: () => Promise<void>;
 }
 
 /** Core.handleCompact's answer for a delta taken in the result alone. */

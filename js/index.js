@@ -233,6 +233,28 @@ export class Session {
   }
 
   /**
+   * Warms this session's WebAssembly core for a long answer, in
+   * macrotasks (or whatever `pause` awaits between them), while the app is
+   * idle: a synthetic answer streams through a scratch client of the
+   * core's instance (Core.warm). A page's first long answer otherwise pays
+   * for the module's baseline code, its memory's growth and its
+   * collector's first cycles in its own tasks. Resolves when done, at once
+   * for an instance warmed before (or a closed session).
+   * @param {{bytes?: number, pause?: () => Promise<void>}} [opts]
+   */
+  async warm(opts) {
+    const core = this.core;
+    if (this.closed || !core || core.broken) return;
+    try {
+      await core.warm(opts);
+    } catch (err) {
+      // A trap broke the instance this session uses too: start over.
+      if (core.broken && this.core === core && !this.closed) this._rebuild(err);
+      else if (!core.broken) throw err;
+    }
+  }
+
+  /**
    * Calls listener with the view now and after every change, coalesced
    * (per microtask, or per animation frame with `schedule: 'frame'`).
    * Unchanged messages keep their object identity between views.

@@ -54,9 +54,9 @@ async function streamOnce() {
   // Enter's keydown, its submit, and everything after are measured.
   await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
   await page.waitForFunction(() => true);
-  // The markdown renderer warms up while the page is idle after loading
-  // (markdown.js): that is not the answer's time either.
-  await page.waitForFunction(() => document.documentElement.dataset.warm === 'done', null, { timeout: 30000 });
+  // The markdown renderer and the sync core warm up while the page is
+  // idle after loading (markdown.js, app.js): not the answer's time either.
+  await page.waitForFunction(() => document.documentElement.dataset.warm === 'done' && document.documentElement.dataset.coreWarm === 'done', null, { timeout: 30000 });
   await page.evaluate(() => { window.__perf.on = true; window.__perf.t0 = performance.now(); });
   const t0 = Date.now();
   await page.keyboard.press('Enter'); // the input has the focus (fill)

@@ -65,7 +65,7 @@ async function traceOne() {
     // starts, as the bench does (page.bench.js).
     await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=8`);
     await page.waitForFunction(() => true);
-    await page.waitForFunction(() => document.documentElement.dataset.warm === 'done', null, { timeout: 30000 });
+    await page.waitForFunction(() => document.documentElement.dataset.warm === 'done' && document.documentElement.dataset.coreWarm === 'done', null, { timeout: 30000 });
     await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReportEvents' });
     // Starting the CPU profiler interrupts the page's next JavaScript for
     // 60-170 ms (V8.InvokeApiInterruptCallbacks): let that be this

@@ -191,6 +191,10 @@ test('page: a long answer loaded with the page is rendered in slices, exact, scr
     await page.goto(`${demo.url}/`);
     await page.getByTestId('new-session').click();
     await page.locator('[data-testid="status"][data-status="live"]').waitFor();
+    // The sync core warms up while the page is idle (app.js warmWhenIdle),
+    // through a scratch client: the session's own view is untouched.
+    await page.waitForFunction(() => document.documentElement.dataset.coreWarm === 'done', null, { timeout: 30000 });
+    assert.deepEqual(await page.evaluate(() => [window.__agentsync.session.rebuilds, window.__agentsync.session.view.messages.length]), [0, 0]);
     await page.getByTestId('input').fill(`scenario:long chars=${CHARS} delta=4000`);
     await page.getByTestId('input').press('Enter');
     await page.waitForFunction(answerShown, CHARS, { timeout: 60000 });

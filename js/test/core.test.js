@@ -59,8 +59,8 @@ test('handleFrames and handle (its direct path for data of 64 KiB and more) writ
 
 // A core live on session s whose snapshot holds one streaming agent
 // message m1 with text part p1 ("hello"), taken by the host (a map take).
-async function liveCore() {
-  const core = await Core.load(wasmPath);
+async function liveCore(source = wasmPath) {
+  const core = await Core.load(source);
   core.handle({ type: 'start', session_id: 's' });
   core.handle({ type: 'subscription_opened' });
   const hello = core.handleChanges(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: 's', head_sequence: 1 }]));
@@ -228,3 +228,36 @@ test('a server error frame with code internal (trace 27) leaves the core in use'
   assert.equal(core.digest(), trace.steps.at(-1).expect.digest);
   assert.ok(core.view().messages.length > 0, 'the view is still readable');
 });
+
+test('warm streams a synthetic answer through a scratch client of the instance while the core goes on, once per instance', async () => {
+  // A module of its own: an instance another test warmed would be skipped.
+  const { core } = await liveCore(new Uint8Array(await readFile(wasmPath)));
+  let seq = 2;
+  let offset = 5;
+  let text = 'hello';
+  let pauses = 0;
+  // Between two slices the core takes deltas of its own: the input buffer
+  // both clients write must not be stale for either.
+  const pause = async () => {
+    pauses++;
+    const t = ` d${pauses}é`;
+    const res = core.handleCompact(encode([{ seq: seq++, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset, text: t }]));
+    assert.ok(res === COMPACT || res.changes.appends?.[2] === t, `delta ${pauses} taken`);
+    offset += Buffer.byteLength(t);
+    text += t;
+  };
+  const memory = core.memory.buffer.byteLength;
+  await core.warm({ bytes: 256 * 1024, pause });
+  assert.ok(pauses >= 4, `${pauses} slices`);
+  assert.equal(core.broken, false);
+  const view = core.view();
+  assert.equal(view.messages.length, 1, 'the scratch session is not in this client\'s view');
+  assert.equal(view.messages[0].parts[0].text, text);
+  assert.ok(core.memory.buffer.byteLength >= memory);
+
+  let again = 0;
+  await core.warm({ pause: async () => again++ });
+  assert.equal(again, 0, 'a warm instance is not warmed again');
+  core.free();
+});
+

@@ -194,12 +194,29 @@ async function open(id) {
   );
   onStatus(session.status);
   setComposerEnabled(true);
+  warmWhenIdle(session);
   if (pendingRename === id) {
     pendingRename = null;
     renameSession(id);
   } else {
     ui.input.focus({ preventScroll: true });
   }
+}
+
+// The sync core warms up for a long answer while the page is idle
+// (Session.warm), one slice per idle callback: a page's first long answer
+// otherwise paid for the module's first-tier code, its memory's growth and
+// its collector's first cycles in its own tasks (up to 20 ms each). The
+// instance is kept for the next session, warm. <html data-core-warm="done">
+// says when (the page bench waits for it, as for the markdown warm-up).
+function warmWhenIdle(session) {
+  const idle = () => new Promise((resolve) => (globalThis.requestIdleCallback ?? setTimeout)(() => resolve()));
+  idle()
+    .then(() => session.warm({ pause: idle }))
+    .then(
+      () => (document.documentElement.dataset.coreWarm = 'done'),
+      (err) => console.warn('agentsync: warm-up failed', err),
+    );
 }
 
 function closeCurrent() {
