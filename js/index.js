@@ -784,7 +784,9 @@ export class Session {
           }
           change.messages.push(wholeChange(mc.message));
         } else if (at !== undefined) {
-          const { message, parts } = patchMessage(messages[at], mc);
+          const patched = patchMessage(messages[at], mc);
+          if (patched === null) return this._unknownMessage(mc.message_id);
+          const { message, parts } = patched;
           messages[at] = message;
           change.messages.push({ message_id: mc.message_id, message, parts });
         } else {
@@ -972,12 +974,18 @@ function wholeChange(message) {
 
 // A held message patched with a MessageChange: a new message object and a
 // new parts array; a part replaced or grown is a new object, the others are
-// shared with the previous view. Text grows by concatenation, which V8 makes
+// shared with the previous view. Null for a kept text of a part the held
+// message lacks (a host bug). Text grows by concatenation, which V8 makes
 // without copying the text held.
 function patchMessage(held, mc) {
   const parts = held.parts.slice();
   const changed = [];
   for (const pc of mc.parts ?? []) {
+    if (pc.kept_text) {
+      // The part continues the held one's text, which is not sent again.
+      if (pc.index >= parts.length) return null;
+      pc.part.text = (parts[pc.index].text ?? '') + (pc.part.text ?? ''); // a part just decoded, nobody else's
+    }
     parts[pc.index] = pc.part;
     changed.push({ index: pc.index, part: pc.part });
   }

@@ -47,10 +47,15 @@ type MessageChange struct {
 	Appends   []TextAppend `msgpack:"appends,omitempty" json:"appends,omitempty"`
 }
 
-// PartChange is a part the host must take whole, at Index of the message's parts.
+// PartChange is a part the host must take whole, at Index of the message's
+// parts. With KeptText (ABI v4) the part replaced one the host holds whose
+// text Part.Text continues: Part.Text is sent without the held part's text,
+// which the host puts in front (a long answer's closing part frame then
+// costs the host no second copy of its text).
 type PartChange struct {
-	Index int  `msgpack:"index" json:"index"`
-	Part  Part `msgpack:"part" json:"part"`
+	Index    int  `msgpack:"index" json:"index"`
+	Part     Part `msgpack:"part" json:"part"`
+	KeptText bool `msgpack:"kept_text,omitempty" json:"kept_text,omitempty"`
 }
 
 // TextAppend is text appended to the text of the held part at Index.
@@ -86,8 +91,7 @@ func (c *Client) TakeChanges() Changes {
 			for i := range e.parts {
 				switch kind, head, tail := e.partChange(i); kind {
 				case partWhole:
-					e.text(i)
-					mc.Parts = append(mc.Parts, PartChange{Index: i, Part: e.parts[i]})
+					mc.Parts = append(mc.Parts, e.wholePart(i))
 				case partGrew:
 					mc.Appends = append(mc.Appends, TextAppend{Index: i, Text: head + string(tail)})
 				}
@@ -162,12 +166,16 @@ func (c *Client) appendChangesMap(dst []byte, list []*entry) []byte {
 			dst = msgp.AppendArrayHeader(dst, whole)
 			for i := range e.parts {
 				if kind, _, _ := e.partChange(i); kind == partWhole {
-					e.text(i)
-					dst = msgp.AppendMapHeader(dst, 2)
+					pc := e.wholePart(i)
+					dst = msgp.AppendMapHeader(dst, 2+btoi(pc.KeptText))
 					dst = msgp.AppendString(dst, "index")
 					dst = msgp.AppendInt(dst, int64(i))
 					dst = msgp.AppendString(dst, "part")
-					dst = mustEncodeStrict(appendPart(dst, &e.parts[i]))
+					dst = mustEncodeStrict(appendPart(dst, &pc.Part))
+					if pc.KeptText {
+						dst = msgp.AppendString(dst, "kept_text")
+						dst = msgp.AppendBool(dst, true)
+					}
 				}
 			}
 		}
@@ -302,6 +310,19 @@ func (e *entry) partChange(i int) (kind int, head string, tail []byte) {
 	return partGrew, "", tail[have-len(text):]
 }
 
+// wholePart is the PartChange of part i, taken whole: without the text the
+// host holds when a part frame replaced it with text that continues it
+// (entry.partKept).
+func (e *entry) wholePart(i int) PartChange {
+	pc := PartChange{Index: i, Part: e.parts[i]}
+	pc.Part.Text = e.text(i)
+	if held := e.partKeptAt(i); held > 0 {
+		pc.Part.Text = pc.Part.Text[held:]
+		pc.KeptText = true
+	}
+	return pc
+}
+
 // withoutKept cuts from the texts of m's parts that e.kept names (m is
 // e.message(), its parts a copy) the beginning the host holds, and returns
 // their ids, or nil.
@@ -323,6 +344,7 @@ func (e *entry) withoutKept(m *Message) []string {
 func (e *entry) synced() {
 	e.hostFull = false
 	e.kept = e.kept[:0]
+	e.partKept = e.partKept[:0]
 	if cap(e.hostLen) < len(e.parts) {
 		e.hostLen = make([]int, len(e.parts))
 	}

@@ -64,3 +64,59 @@ func TestCompactAppendPacking(t *testing.T) {
 		}
 	}
 }
+
+// TestPartFrameKeptText walks PartChange.KeptText: a part frame whose text
+// continues what the host holds of the part comes without it, through any
+// number of part frames before the take; one that does not comes whole.
+// A mirror patched with every take must hold the client's text.
+func TestPartFrameKeptText(t *testing.T) {
+	c := liveClientWithText(t, "hello")
+	var m Mirror // holds what the host took: the client's view
+	held := c.View().Messages[0]
+	if _, err := m.Apply(Changes{Reset: true, Messages: []MessageChange{{MessageID: "m1", Message: &held}}}); err != nil {
+		t.Fatal(err)
+	}
+	seq := uint64(2)
+	part := func(state, text string) {
+		p := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: state, Text: text}
+		c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: seq, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &p})))
+		seq++
+	}
+	take := func(step, wantText string, wantKept bool) {
+		t.Helper()
+		ch := c.TakeChanges()
+		if len(ch.Messages) != 1 || len(ch.Messages[0].Parts) != 1 {
+			t.Fatalf("%s: %+v", step, ch.Messages)
+		}
+		if pc := ch.Messages[0].Parts[0]; pc.Part.Text != wantText || pc.KeptText != wantKept {
+			t.Fatalf("%s: part text %q kept %v, want %q %v", step, pc.Part.Text, pc.KeptText, wantText, wantKept)
+		}
+		got, err := m.Apply(ch)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if a, b := got.At(0).Parts[0].Text, c.View().Messages[0].Parts[0].Text; a != b {
+			t.Fatalf("%s: mirror %q, client %q", step, a, b)
+		}
+	}
+	_, res, _ := compactDelta(c, seq, 5, " world") // a take in the appends form
+	seq++
+	if hc, err := DecodeHandleChanges(res); err != nil {
+		t.Fatal(err)
+	} else if _, err := m.Apply(*hc.Changes); err != nil { // the host holds "hello world"
+		t.Fatal(err)
+	}
+	part(StateStreaming, "hello world!")
+	take("a part that continues the held text", "!", true)
+	part(StateStreaming, "goodbye")
+	take("a part that does not", "goodbye", false)
+	part(StateStreaming, "goodbye!")
+	part(StateStreaming, "goodbye!?")
+	take("two parts, each continuing the last", "!?", true)
+	part(StateStreaming, "goodbye!?x")
+	part(StateStreaming, "other")
+	take("two parts, the second not continuing", "other", false)
+	part(StateStreaming, "other text")
+	part(StateDone, "otHer text!")
+	take("the held text changed in the middle", "otHer text!", false)
+}

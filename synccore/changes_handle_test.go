@@ -110,8 +110,9 @@ func TestHandleChangesForms(t *testing.T) {
 	part := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateDone, Text: "hello world!"}
 	b, _ = c.AppendHandleChanges(nil, EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &part})))
 	hc, err = DecodeHandleChanges(b)
+	// The host holds "hello world": the part comes without it (kept_text).
 	if err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 1 || len(hc.Changes.Messages[0].Parts) != 1 ||
-		hc.Changes.Messages[0].Parts[0].Part.Text != "hello world!" {
+		hc.Changes.Messages[0].Parts[0].Part.Text != "!" || !hc.Changes.Messages[0].Parts[0].KeptText {
 		t.Fatalf("a part frame's take: %+v, %v", hc.Changes, err)
 	}
 	// Nothing changed since: the appends form with no appends.

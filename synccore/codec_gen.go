@@ -115,6 +115,7 @@ const (
 	keyMessageChangeAppends          = "\xa7appends"
 	keyPartChangeIndex               = "\xa5index"
 	keyPartChangePart                = "\xa4part"
+	keyPartChangeKeptText            = "\xa9kept_text"
 	keyTextAppendIndex               = "\xa5index"
 	keyTextAppendText                = "\xa4text"
 )
@@ -132,7 +133,7 @@ var (
 	fieldsView          = msgp.KeyList("session_id", "status", "messages", "total", "has_more_older", "next_before_sequence", "loading_older", "include_internal", "digest")
 	fieldsChanges       = msgp.KeyList("status", "total", "has_more_older", "next_before_sequence", "loading_older", "include_internal", "reset", "messages")
 	fieldsMessageChange = msgp.KeyList("message_id", "message", "kept_texts", "parts", "appends")
-	fieldsPartChange    = msgp.KeyList("index", "part")
+	fieldsPartChange    = msgp.KeyList("index", "part", "kept_text")
 	fieldsTextAppend    = msgp.KeyList("index", "text")
 )
 
@@ -1114,6 +1115,10 @@ func appendPartChange(b []byte, v *PartChange) ([]byte, error) {
 	if b, err = appendPart(b, &v.Part); err != nil {
 		return b, err
 	}
+	if v.KeptText {
+		n++
+		b = msgp.AppendKeyBool(b, keyPartChangeKeptText, v.KeptText)
+	}
 	b[at] = 0x80 | byte(n)
 	return b, nil
 }
@@ -1130,6 +1135,8 @@ func (d *decoder) decodePartChange(v *PartChange) {
 			v.Index = int(d.I64())
 		case "part":
 			d.decodePart(&v.Part)
+		case "kept_text":
+			v.KeptText = d.Bool()
 		default:
 			d.Skip()
 		}

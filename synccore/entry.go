@@ -26,6 +26,10 @@ type entry struct {
 	// message it is sent goes without those beginnings
 	// (MessageChange.KeptTexts).
 	kept []keptText
+	// partKept is, per part a part frame replaced since the host's take
+	// (hostLen -1), how many bytes of its text the host still holds, or 0:
+	// the new part's text began with them (PartChange.KeptText).
+	partKept []int
 }
 
 // text returns part i's text. Deltas since the last read are folded into
@@ -63,9 +67,17 @@ func (e *entry) appendText(i int, t []byte) {
 // setPart replaces part i (a part frame carries the whole part).
 func (e *entry) setPart(i int, p *Part) {
 	e.kept = e.kept[:0]
+	held := e.heldLen(i)
+	if e.hostFull || held <= 0 || p.PartID != e.parts[i].PartID || !e.beginsWithHeld(i, p.Text, held) {
+		held = 0
+	}
 	e.parts[i] = *p
 	if i < len(e.hostLen) {
 		e.hostLen[i] = -1
+		for len(e.partKept) <= i {
+			e.partKept = append(e.partKept, 0)
+		}
+		e.partKept[i] = held
 	}
 	if i < len(e.tails) {
 		e.tails[i] = e.tails[i][:0]
@@ -77,6 +89,7 @@ func (e *entry) setPart(i int, p *Part) {
 // (decoded by it, or cloned from the host's).
 func (e *entry) setCommitted(m *Message) {
 	e.noteKept(m)
+	e.partKept = e.partKept[:0]
 	e.meta = *m
 	e.meta.Parts = nil
 	e.parts = m.Parts
@@ -102,24 +115,48 @@ func (e *entry) noteKept(m *Message) {
 		if j < 0 || j >= len(e.hostLen) {
 			continue
 		}
-		held := e.hostLen[j]
-		if held <= 0 || held > len(p.Text) || held > e.textLen(j) {
-			continue
-		}
-		// The host holds the first held bytes of part j's text: the built
-		// Text, then the tail.
-		built := e.parts[j].Text
-		if len(built) > held {
-			built = built[:held]
-		}
-		var tail []byte
-		if j < len(e.tails) {
-			tail = e.tails[j]
-		}
-		if rest := p.Text[len(built):held]; p.Text[:len(built)] == built && string(tail[:len(rest)]) == rest {
+		if held := e.heldLen(j); held > 0 && e.beginsWithHeld(j, p.Text, held) {
 			e.kept = append(e.kept, keptText{p.PartID, held})
 		}
 	}
+}
+
+// heldLen is how many bytes of part i's text the host holds: as it took
+// them, or the part a part frame replaced since began with them
+// (partKept); 0 when it holds none or not a prefix of the part.
+func (e *entry) heldLen(i int) int {
+	if i >= len(e.hostLen) {
+		return 0
+	}
+	if n := e.hostLen[i]; n >= 0 {
+		return n
+	}
+	return e.partKeptAt(i)
+}
+
+func (e *entry) partKeptAt(i int) int {
+	if i < len(e.partKept) {
+		return e.partKept[i]
+	}
+	return 0
+}
+
+// beginsWithHeld reports whether text begins with the first held bytes of
+// part i's text (which the host holds): the built Text, then the tail.
+func (e *entry) beginsWithHeld(i int, text string, held int) bool {
+	if held > len(text) || held > e.textLen(i) {
+		return false
+	}
+	built := e.parts[i].Text
+	if len(built) > held {
+		built = built[:held]
+	}
+	var tail []byte
+	if i < len(e.tails) {
+		tail = e.tails[i]
+	}
+	rest := text[len(built):held]
+	return text[:len(built)] == built && string(tail[:len(rest)]) == rest
 }
 
 // keptText is a part whose first held bytes the host holds (entry.kept).

@@ -134,8 +134,13 @@ func (m *Mirror) patch(msg *Message, mc MessageChange) (*Message, error) {
 	for _, pc := range mc.Parts {
 		switch {
 		case pc.Index >= 0 && pc.Index < len(c.Parts):
+			if pc.KeptText {
+				pc.Part.Text = c.Parts[pc.Index].Text + pc.Part.Text
+			}
 			c.Parts[pc.Index] = pc.Part
 			delete(m.texts, textKey{msg.MessageID, pc.Index})
+		case pc.KeptText:
+			return msg, Errorf(CodeInternal, "changes: kept text of part %d of message %q, which has %d", pc.Index, msg.MessageID, len(c.Parts))
 		case pc.Index == len(c.Parts):
 			c.Parts = append(c.Parts, pc.Part)
 		default:

@@ -255,6 +255,9 @@ func (h *simHost) applyChanges(ch Changes) {
 		h.stats["changes: parts"] += len(mc.Parts)
 		h.stats["changes: appends"] += len(mc.Appends)
 		h.stats["changes: kept texts"] += len(mc.KeptTexts)
+		for _, pc := range mc.Parts {
+			h.stats["changes: kept part texts"] += btoi(pc.KeptText)
+		}
 	}
 	h.lastTake, h.compactID = ch, ""
 	h.lastTake.Reset = false
@@ -512,7 +515,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		}
 		msgs += len(h.srv.msgs)
 		h.syncMirror()
-		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends", "changes: compact", "changes: kept texts"} {
+		for _, k := range []string{"changes: whole", "changes: parts", "changes: appends", "changes: compact", "changes: kept texts", "changes: kept part texts"} {
 			if seed == histories-1 && stats[k] == 0 {
 				t.Fatalf("no history exercised %s", k)
 			}

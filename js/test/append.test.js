@@ -110,7 +110,10 @@ async function streamRandomly(seed, burst, schedule) {
         frame = { kind: 'delta', message_id: id, revision: 1, part_id: held.part_id, offset: utf8.encode(held.text).length, text };
         held.text += text;
       } else if (r < 0.99 || parts.length >= 5) {
-        const text = random() < 0.5 && held.text !== '' ? '' : `replaced ${step}`; // a change, never the same text
+        // A change, never the same text: emptied, another text, or one that
+        // continues the held text (the core passes on only the rest: kept_text).
+        const r2 = random();
+        const text = r2 < 0.3 && held.text !== '' ? '' : r2 < 0.65 ? `${held.text}+${step}` : `replaced ${step}`;
         frame = { kind: 'part', message_id: id, revision: 1, part: part(held.part_id, held.sequence, held.type, text) };
         held.text = text;
       } else {

@@ -83,7 +83,10 @@ test('handleChanges: a delta in the appends form, a part frame as a Changes map,
   const done = { ...part, state: 'done', text: 'hello wörld!' };
   const whole = core.handleChanges(encode([{ seq: 3, kind: 'part', message_id: 'm1', revision: 1, part: done }]));
   assert.equal(whole.changes.appends, undefined);
-  assert.deepEqual(whole.changes.messages, [{ message_id: 'm1', parts: [{ index: 0, part: done }] }]);
+  assert.deepEqual(whole.changes.messages, [{ message_id: 'm1', parts: [{ index: 0, part: { ...done, text: '!' }, kept_text: true }] }], 'without the text the host holds');
+  const other = { ...part, state: 'done', text: 'bye' };
+  const replaced = core.handleChanges(encode([{ seq: 4, kind: 'part', message_id: 'm1', revision: 1, part: other }]));
+  assert.deepEqual(replaced.changes.messages, [{ message_id: 'm1', parts: [{ index: 0, part: other }] }], 'a text that does not continue it comes whole');
 
   core.h = 12345; // a handle the module never gave out
   const unknown = core.handleChanges(encode([{ seq: 4, kind: 'delta', message_id: 'm1', revision: 1, part_id: 'p1', offset: 12, text: '?' }]));
@@ -109,9 +112,10 @@ test('handleCompact: a delta after a one-append take comes back in 64 bits, with
     text += t;
   }
   assert.equal(core.view().messages[0].parts[0].text, text);
-  // A part frame is taken whole: the map form, and no base after it.
+  // A part frame is taken whole: the map form, and no base after it; its
+  // text continues the one the host holds, so only the rest comes.
   const whole = core.handleCompact(encode([{ seq: 53, kind: 'part', message_id: 'm1', revision: 1, part: { ...part, text: `${text}.` } }]));
-  assert.equal(whole.changes.messages[0].parts[0].part.text, `${text}.`);
+  assert.deepEqual(whole.changes.messages[0].parts[0], { index: 0, part: { ...part, text: '.' }, kept_text: true });
   assert.equal(core.compactId, null);
 });
 
