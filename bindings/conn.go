@@ -175,5 +175,10 @@ func subscribeURL(base, sessionID string) (string, error) {
 	// "/" or "%" stays one segment.
 	u.RawPath = u.EscapedPath() + sessionPath(sessionID, "subscribe")
 	u.Path += "/v1/sessions/" + sessionID + "/subscribe"
+	// kept=1: the core takes texts without the beginning it was sent
+	// (docs/protocol.md §4.5).
+	q := u.Query()
+	q.Set("kept", "1")
+	u.RawQuery = q.Encode()
 	return u.String(), nil
 }

@@ -499,8 +499,9 @@ export class Session {
   _openSocket(sessionId) {
     this._closeSocket();
     const gen = this.gen;
-    let url = `${this.wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/subscribe`;
-    if (this.token) url += `?token=${encodeURIComponent(this.token)}`;
+    // kept=1: the core takes texts without the beginning it was sent (§4.5).
+    let url = `${this.wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/subscribe?kept=1`;
+    if (this.token) url += `&token=${encodeURIComponent(this.token)}`;
     let ws;
     try {
       ws = new this.WebSocket(url);

@@ -120,3 +120,46 @@ func TestPartFrameKeptText(t *testing.T) {
 	part(StateDone, "otHer text!")
 	take("the held text changed in the middle", "otHer text!", false)
 }
+
+// TestKeptFrames walks Frame.Kept (protocol §4.5): part and message frames
+// whose texts come without the beginning the client holds get it back; one
+// that names a length the client does not hold resyncs; kept on anything
+// but a text part of the frame is malformed.
+func TestKeptFrames(t *testing.T) {
+	c := liveClientWithText(t, "hello")
+	compactDelta(c, 2, 5, " world")
+	done := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateDone, Text: "!"}
+	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 11}}})))
+	if got := c.View().Messages[0].Parts[0]; got.Text != "hello world!" || got.State != StateDone {
+		t.Fatalf("after a kept part frame: %+v", got)
+	}
+	if done.Text != "!" {
+		t.Fatal("the frame's part was written to")
+	}
+	m := c.View().Messages[0]
+	m.Revision, m.State = 2, MessageDone
+	m.Parts = []Part{done}
+	m.Parts[0].Text = ""
+	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 4, Kind: FrameMessage, Message: &m, Kept: []KeptLen{{"p1", 12}}})))
+	if got := c.View().Messages[0]; got.Revision != 2 || got.Parts[0].Text != "hello world!" {
+		t.Fatalf("after a kept message frame: revision %d, %q", got.Revision, got.Parts[0].Text)
+	}
+
+	for _, tc := range []struct {
+		name string
+		f    Frame
+		want string // the status after it
+	}{
+		{"a length the client does not hold", Frame{Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p1", 5}}}, StatusBackoff},
+		{"a part the client does not hold", Frame{Kind: FramePart, MessageID: "m9", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 12}}}, StatusBackoff},
+		{"kept on a delta", Frame{Kind: FrameDelta, MessageID: "m1", Revision: 2, PartID: "p1", Offset: 12, Text: "?", Kept: []KeptLen{{"p1", 12}}}, StatusBackoff},
+		{"kept naming another part", Frame{Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p2", 12}}}, StatusBackoff},
+	} {
+		c := liveClientWithText(t, "hello")
+		tc.f.Seq = 2
+		c.HandleBytes(EncodeEvent(framesEvent(tc.f)))
+		if c.Status() != tc.want {
+			t.Errorf("%s: status %s, want %s", tc.name, c.Status(), tc.want)
+		}
+	}
+}

@@ -73,8 +73,11 @@ const (
 	keyFramePartID                   = "\xa7part_id"
 	keyFrameOffset                   = "\xa6offset"
 	keyFrameText                     = "\xa4text"
+	keyFrameKept                     = "\xa4kept"
 	keyFrameCode                     = "\xa4code"
 	keyFrameReason                   = "\xa6reason"
+	keyKeptLenPartID                 = "\xa7part_id"
+	keyKeptLenLen                    = "\xa3len"
 	keyOutputCommands                = "\xa8commands"
 	keyOutputError                   = "\xa5error"
 	keyCommandType                   = "\xa4type"
@@ -126,7 +129,8 @@ var (
 	fieldsMessagePage   = msgp.KeyList("items", "total", "start_sequence", "end_sequence", "next_before_sequence", "has_more")
 	fieldsMessage       = msgp.KeyList("message_id", "session_id", "sequence", "revision", "role", "state", "turn_id", "visibility", "created_at", "parts")
 	fieldsPart          = msgp.KeyList("part_id", "sequence", "type", "step_id", "state", "text", "tag", "context", "url", "media_type", "filename", "data_type", "data", "data_id", "tool_call_id", "tool_name", "input", "output", "interaction_id", "status", "request", "response", "action_id", "action_type", "title", "scope", "code", "message", "recoverable")
-	fieldsFrame         = msgp.KeyList("seq", "kind", "protocol", "session_id", "head_sequence", "message", "message_id", "revision", "part", "part_id", "offset", "text", "code", "reason")
+	fieldsFrame         = msgp.KeyList("seq", "kind", "protocol", "session_id", "head_sequence", "message", "message_id", "revision", "part", "part_id", "offset", "text", "kept", "code", "reason")
+	fieldsKeptLen       = msgp.KeyList("part_id", "len")
 	fieldsOutput        = msgp.KeyList("commands", "error")
 	fieldsCommand       = msgp.KeyList("type", "session_id", "request_id", "limit", "before_sequence", "include_internal", "timer_id", "delay_ms", "message_ids", "reset", "status", "reason")
 	fieldsError         = msgp.KeyList("code", "message")
@@ -668,6 +672,14 @@ func appendFrame(b []byte, v *Frame) ([]byte, error) {
 		n++
 		b = msgp.AppendKeyStr(b, keyFrameText, v.Text)
 	}
+	if len(v.Kept) != 0 {
+		n++
+		b = append(b, keyFrameKept...)
+		b = msgp.AppendArrayHeader(b, len(v.Kept))
+		for i := range v.Kept {
+			b = appendKeptLen(b, &v.Kept[i])
+		}
+	}
 	if v.Code != "" {
 		n++
 		b = msgp.AppendKeyStr(b, keyFrameCode, v.Code)
@@ -722,10 +734,41 @@ func (d *decoder) decodeFrame(v *Frame) {
 			v.Offset = d.I64()
 		case "text":
 			v.Text = d.Str()
+		case "kept":
+			v.Kept = d.listKeptLen()
 		case "code":
 			v.Code = d.Str()
 		case "reason":
 			v.Reason = d.Str()
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// appendKeptLen appends v as msgpack/v5 writes a KeptLen (compact ints, sorted map keys).
+func appendKeptLen(b []byte, v *KeptLen) []byte {
+	at := len(b)
+	b = append(b, 0)
+	n := 2 // the fields always written
+	b = msgp.AppendKeyStr(b, keyKeptLenPartID, v.PartID)
+	b = msgp.AppendKeyInt(b, keyKeptLenLen, v.Len)
+	b[at] = 0x80 | byte(n)
+	return b
+}
+
+// decodeKeptLen reads a KeptLen as msgpack/v5 would into v.
+func (d *decoder) decodeKeptLen(v *KeptLen) {
+	n, arr, zero := d.StructLen(len(fieldsKeptLen))
+	if zero {
+		*v = KeptLen{}
+	}
+	for i := 0; i < n && !d.Failed(); i++ {
+		switch k := d.FieldKey(arr, fieldsKeptLen, i); string(k) {
+		case "part_id":
+			v.PartID = d.Str()
+		case "len":
+			v.Len = d.I64()
 		default:
 			d.Skip()
 		}
@@ -1375,6 +1418,24 @@ func countCanonPart(v *Part) int {
 		n++
 	}
 	return n
+}
+
+// listKeptLen reads a []KeptLen: nil stays nil, [] is empty and non-nil.
+func (d *decoder) listKeptLen() []KeptLen {
+	n := d.ArrayLen()
+	if n < 0 || d.Failed() {
+		return nil
+	}
+	// Every element takes at least a byte: a lying header cannot make a huge allocation.
+	out := make([]KeptLen, 0, min(n, 64))
+	for range n {
+		if d.Failed() {
+			return nil
+		}
+		out = append(out, KeptLen{})
+		d.decodeKeptLen(&out[len(out)-1])
+	}
+	return out
 }
 
 // listCommand reads a []Command: nil stays nil, [] is empty and non-nil.

@@ -41,7 +41,20 @@ type Frame struct {
 	Offset int64  `msgpack:"offset,omitempty" json:"offset,omitempty"`
 	Text   string `msgpack:"text,omitempty" json:"text,omitempty"`
 
+	// part and message: texts sent without the beginning the client holds
+	// (docs/protocol.md §4.5, only to a subscriber that asked with kept=1):
+	// the part named has the first Len bytes of the client's text of that
+	// part, which must be exactly Len bytes long, in front of its text.
+	Kept []KeptLen `msgpack:"kept,omitempty" json:"kept,omitempty"`
+
 	// resync and error
 	Code   string `msgpack:"code,omitempty" json:"code,omitempty"`
 	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// KeptLen names a part of a part or message frame whose text the client
+// holds the first Len bytes of (Frame.Kept).
+type KeptLen struct {
+	PartID string `msgpack:"part_id" json:"part_id"`
+	Len    int64  `msgpack:"len" json:"len"`
 }

@@ -1,6 +1,7 @@
 package synccore
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/agentsync/agentsync/synccore/internal/msgp"
@@ -88,6 +89,9 @@ func (c *Client) applyRaw(rf *rawFrame) bool {
 
 // applyFrame applies one decoded, validated frame under §4.2.
 func (c *Client) applyFrame(f *Frame) {
+	if len(f.Kept) > 0 && !c.expandKept(f) {
+		return
+	}
 	switch f.Kind {
 	case FrameMessage:
 		c.applyMessage(f.Message)
@@ -113,4 +117,43 @@ func serverErrorCode(code string) string {
 		return CodeInternal
 	}
 	return code
+}
+
+// expandKept puts in front of each text that f.Kept names the first Len
+// bytes of the text this client holds of that part, which must be exactly
+// Len bytes long: the server sent it this text and elided it (protocol
+// §4.5). A client that holds something else lost track of the stream, so it
+// resyncs (a new subscription starts with nothing elided). Reports whether
+// f may be applied.
+func (c *Client) expandKept(f *Frame) bool {
+	msgID := f.MessageID
+	if f.Kind == FrameMessage {
+		msgID = f.Message.MessageID
+		m := *f.Message // the frame's own copy: its parts get the whole texts
+		m.Parts = slices.Clone(m.Parts)
+		f.Message = &m
+	} else {
+		p := *f.Part
+		f.Part = &p
+	}
+	e := c.byID[msgID]
+	for _, k := range f.Kept {
+		i := -1
+		if e != nil {
+			i = e.findPart(k.PartID)
+		}
+		if i < 0 || int64(e.textLen(i)) != k.Len {
+			c.resync("kept text of part "+k.PartID+" of message "+msgID+" that this client does not hold as sent", false, true)
+			return false
+		}
+		held := e.text(i)
+		if f.Kind == FrameMessage {
+			p := &f.Message.Parts[f.Message.findPart(k.PartID)]
+			p.Text = held + p.Text
+		} else {
+			f.Part.Text = held + f.Part.Text
+		}
+	}
+	f.Kept = nil
+	return true
 }

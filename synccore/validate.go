@@ -267,5 +267,30 @@ func ValidateFrame(f *Frame) error {
 	default:
 		return Errorf(CodeUnknownFrame, "frame %d: unknown kind %q", f.Seq, f.Kind)
 	}
+	return validateKept(f)
+}
+
+// validateKept checks Frame.Kept: only on part and message frames, each
+// naming a text or reasoning part of the frame once, with a length.
+func validateKept(f *Frame) error {
+	for i, k := range f.Kept {
+		var p *Part
+		switch {
+		case f.Kind == FramePart && f.Part.PartID == k.PartID:
+			p = f.Part
+		case f.Kind == FrameMessage:
+			if j := f.Message.findPart(k.PartID); j >= 0 {
+				p = &f.Message.Parts[j]
+			}
+		}
+		if p == nil || (p.Type != PartText && p.Type != PartReasoning) || k.Len < 1 {
+			return Errorf(CodeMalformed, "frame %d: kept %q (len %d) is not a text part of the frame", f.Seq, k.PartID, k.Len)
+		}
+		for _, o := range f.Kept[:i] {
+			if o.PartID == k.PartID {
+				return Errorf(CodeMalformed, "frame %d: part %q kept twice", f.Seq, k.PartID)
+			}
+		}
+	}
 	return nil
 }

@@ -33,6 +33,15 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	id := r.PathValue("id")
+	var el *elider
+	switch v := r.URL.Query().Get("kept"); v {
+	case "1":
+		el = newElider() // the client takes texts without what it was sent (§4.5)
+	case "", "0":
+	default:
+		a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "kept must be 1 or 0, got %q", v))
+		return
+	}
 	sub, release, ok := a.subscribeBounded(ctx, w, r, id)
 	if !ok {
 		return
@@ -46,14 +55,14 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	defer conn.Close()
 	a.log.Debug("subscription opened", "session_id", id, "remote", r.RemoteAddr)
-	err = a.pump(ctx, cancel, conn, sub)
+	err = a.pump(ctx, cancel, conn, sub, el)
 	a.log.Debug("subscription ended", "session_id", id, "remote", r.RemoteAddr, "reason", err)
 }
 
 // pump runs one subscription: a reader goroutine for control frames, a
 // pinger, and the writer (this goroutine, the only one that writes data).
 // It returns why the subscription ended.
-func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber) error {
+func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber, el *elider) error {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -90,6 +99,9 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	enc := newFrameEncoder()
 	for {
 		frames, err := sub.Next(ctx)
+		if el != nil {
+			el.frames(frames)
+		}
 		for rest := frames; len(rest) > 0; {
 			var batch []synccore.Frame
 			batch, rest = nextMessage(rest)
