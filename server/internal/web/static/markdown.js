@@ -189,16 +189,20 @@ export class MarkdownView {
     this.stats = { tailRenders: 0, tailChars: 0, fullRenders: 0, lexedChars: 0 };
   }
 
-  /** set shows text; while streaming an extension of the shown text is appended. */
-  set(text, streaming) {
+  /**
+   * set shows text; while streaming an extension of the shown text is
+   * appended. same says the caller knows text is what it gave last (set
+   * or append): a long text is then not compared with the one shown.
+   */
+  set(text, streaming, same = false) {
     const value = text ?? '';
     const shown = this.backlog ? this.source + this.backlog.rest : this.source; // what the view is showing or about to
-    if (streaming && this.streaming && !this.backlog?.done && value.length >= shown.length && value.startsWith(shown)) {
+    if (streaming && this.streaming && !this.backlog?.done && (same || (value.length >= shown.length && value.startsWith(shown)))) {
       if (value.length > shown.length) this.append(value.slice(shown.length));
       return;
     }
-    if (!streaming && value === shown && (this.backlog?.done || (!this.streaming && this.rendered))) return;
-    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && value.startsWith(shown)) {
+    if (!streaming && (same || value === shown) && (this.backlog?.done || (!this.streaming && this.rendered))) return;
+    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && (same || value.startsWith(shown))) {
       // A long text is done: what it streamed stays, the rest is appended
       // (in slices if it is long: a snapshot re-read after a resync).
       const rest = value.slice(shown.length);

@@ -58,6 +58,18 @@ class Base {
   }
 }
 
+// sameText reports whether part's text is the string a text view showed
+// last (and records it). The host hands a text that did not change over as
+// the same string, also when a part frame or a commit replaced the part
+// (kept texts), and V8 compares a string with itself at once: the body
+// then need not compare a long answer's text with the one it built, which
+// copied both (20-26 ms for 1 MB in the page's trace at done).
+function sameText(view, part) {
+  const same = view.text !== undefined && part.text === view.text;
+  view.text = part.text;
+  return same;
+}
+
 // TextView: an agent's text is markdown (what models write); a user's is
 // shown as typed, as chat apps do.
 class TextView {
@@ -73,7 +85,7 @@ class TextView {
     }
     this.el.dataset.partId = part.part_id;
     const streaming = part.state === 'streaming';
-    this.body.set(part.text, streaming);
+    this.body.set(part.text, streaming, sameText(this, part));
     toggle(this.body.el, 'streaming', streaming);
   }
 
@@ -85,6 +97,7 @@ class TextView {
   append(text, part) {
     if (!this.body || part.state !== 'streaming' || !this.body.streaming) return false;
     this.body.append(text);
+    this.text = part.text;
     return true;
   }
 }
@@ -117,7 +130,7 @@ class ReasoningView {
   update(part) {
     this.el.dataset.partId = part.part_id;
     const streaming = part.state === 'streaming';
-    this.body.set(part.text, streaming);
+    this.body.set(part.text, streaming, sameText(this, part));
     toggle(this.body.el, 'streaming', streaming);
     if (part.state !== this.state) {
       if (streaming && !this.startedAt) this.startedAt = performance.now();
@@ -134,6 +147,7 @@ class ReasoningView {
   append(text, part) {
     if (part.state !== 'streaming' || this.state !== 'streaming') return false;
     this.body.append(text);
+    this.text = part.text;
     return true;
   }
 }

@@ -46,11 +46,11 @@ export class StreamText {
    * back into one block (a single layout) so no line ends early, unless
    * the text is longer than JOIN_LIMIT: then it keeps its chunks.
    */
-  set(text, streaming = false) {
+  set(text, streaming = false, same = false) {
     const value = text ?? '';
     this.chunking = streaming || value.length > JOIN_LIMIT;
     this.streaming = streaming;
-    if (value === this.shown) {
+    if (same || value === this.shown) {
       if (!this.chunking && this.el.childElementCount > 1) this.#reset(value);
       return;
     }
