@@ -145,13 +145,22 @@ func TestKeptFrames(t *testing.T) {
 		t.Fatalf("after a kept message frame: revision %d, %q", got.Revision, got.Parts[0].Text)
 	}
 
+	// A frame ignored anyway needs no text: one for the done message.
+	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 5, Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p1", 99}}})))
+	if c.Status() != StatusLive || c.View().Messages[0].Parts[0].Text != "hello world!" {
+		t.Fatalf("a kept part frame for a done message: %s, %q", c.Status(), c.View().Messages[0].Parts[0].Text)
+	}
+
+	internal := Message{MessageID: "m7", SessionID: "s", Sequence: 7, Revision: 1, Role: RoleAgent, State: MessageDone,
+		Visibility: VisibilityInternal, CreatedAt: 7, Parts: []Part{{PartID: "p1", Sequence: 1, Type: PartText, State: StateDone, Text: "!"}}}
 	for _, tc := range []struct {
 		name string
 		f    Frame
 		want string // the status after it
 	}{
+		{"a frame ignored anyway: an internal message", Frame{Kind: FrameMessage, Message: &internal, Kept: []KeptLen{{"p1", 99}}}, StatusLive},
 		{"a length the client does not hold", Frame{Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p1", 5}}}, StatusBackoff},
-		{"a part the client does not hold", Frame{Kind: FramePart, MessageID: "m9", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 12}}}, StatusBackoff},
+		{"a frame ignored anyway: a message the client does not hold", Frame{Kind: FramePart, MessageID: "m9", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 12}}}, StatusLive},
 		{"kept on a delta", Frame{Kind: FrameDelta, MessageID: "m1", Revision: 2, PartID: "p1", Offset: 12, Text: "?", Kept: []KeptLen{{"p1", 12}}}, StatusBackoff},
 		{"kept naming another part", Frame{Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p2", 12}}}, StatusBackoff},
 	} {

@@ -126,9 +126,24 @@ func serverErrorCode(code string) string {
 // resyncs (a new subscription starts with nothing elided). Reports whether
 // f may be applied.
 func (c *Client) expandKept(f *Frame) bool {
-	msgID := f.MessageID
+	msgID, rev := f.MessageID, f.Revision
 	if f.Kind == FrameMessage {
-		msgID = f.Message.MessageID
+		msgID, rev = f.Message.MessageID, f.Message.Revision
+	}
+	e := c.byID[msgID]
+	// A frame this client ignores needs no text: one for a message it does
+	// not show (an internal one, one older than its window) or that no
+	// longer changes (done, or a revision it holds newer), as applyMessage
+	// and applyPart ignore it.
+	switch {
+	case f.Kind == FrameMessage && f.Message.Visibility == VisibilityInternal && !c.includeInternal,
+		f.Kind == FrameMessage && e == nil && len(c.win) > 0 && f.Message.Sequence < c.win[0].meta.Sequence,
+		e != nil && (e.done() || rev < e.meta.Revision || f.Kind == FrameMessage && rev == e.meta.Revision),
+		f.Kind == FramePart && e == nil:
+		f.Kept = nil
+		return true
+	}
+	if f.Kind == FrameMessage {
 		m := *f.Message // the frame's own copy: its parts get the whole texts
 		m.Parts = slices.Clone(m.Parts)
 		f.Message = &m
@@ -136,7 +151,6 @@ func (c *Client) expandKept(f *Frame) bool {
 		p := *f.Part
 		f.Part = &p
 	}
-	e := c.byID[msgID]
 	for _, k := range f.Kept {
 		i := -1
 		if e != nil {
