@@ -498,6 +498,7 @@ const PTR = LITTLE_ENDIAN ? 1 : 0;
 // instance along), kept by Core.free while its memory is at most
 // IDLE_MAX_MEMORY.
 const IDLE = new WeakMap();
+const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
 
 // The instances warm() warmed or is warming.
 const WARMED = new WeakSet();
@@ -512,7 +513,6 @@ function inputState(instance) {
   if (st === undefined) INPUTS.set(instance, (st = { ptr: 0, cap: 0, prefixAt: -1 }));
   return st;
 }
-const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
 
 /** handleCompact's answer for a delta taken in the result alone. */
 export const COMPACT = Object.freeze({ compact: true });

@@ -516,10 +516,9 @@ export class Session {
       if (current()) this._dispatch({ type: 'subscription_opened' });
     };
     // The handlers are one-line closures over this socket; the work is in
-    // methods shared by every session, so the code V8 optimizes for them
-    // holds no session's objects and survives the session (with the body
-    // inline, --trace-deopt showed the hot path deoptimized at every new
-    // session once the last one was collected).
+    // methods shared by every session, so the code V8 optimizes for it is
+    // not specialised to one session (with the body inline, --trace-deopt
+    // showed the hot path deoptimized when a session was collected).
     ws.onmessage = (e) => this._onMessage(gen, ws, e.data);
     ws.onerror = () => this._lost(gen, ws, 'websocket error');
     ws.onclose = (e) => this._lost(gen, ws, `websocket closed (${e?.code ?? ''}${e?.reason ? ` ${e.reason}` : ''})`);
