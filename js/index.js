@@ -949,7 +949,6 @@ export class Session {
   }
 }
 
-// The change record of a message taken whole: every part, none appended.
 // A committed revision of a held message comes whole but for the beginning
 // of the texts the host holds (kept_texts, protocol §7.4): each part named
 // takes the held part's text (same id) followed by the rest it carries; a
@@ -963,11 +962,12 @@ function keepTexts(held, mc) {
     const from = held.parts.find((p) => p.part_id === id);
     const to = parts.findIndex((p) => p.part_id === id);
     if (from === undefined || to < 0) return false;
-    parts[to].text = from.text + (parts[to].text ?? ''); // a part just decoded, nobody else's
+    parts[to].text = (from.text ?? '') + (parts[to].text ?? ''); // a part just decoded, nobody else's
   }
   return true;
 }
 
+// The change record of a message taken whole: every part, none appended.
 function wholeChange(message) {
   return { message_id: message.message_id, message, parts: message.parts.map((part, index) => ({ index, part })) };
 }

@@ -33,17 +33,8 @@ const PER_MESSAGE = 2000;
  * @param {{bytes?: number, pause?: () => Promise<void>}} [opts]
  */
 export async function warmCore(core, { bytes = 1 << 20, pause = nextTask } = {}) {
-  core.handle({ type: 'start', session_id: SESSION });
-  core.handle({ type: 'subscription_opened' });
-  let seq = 1;
-  const hello = core.handleChanges(encode([{ seq: seq++, kind: 'hello', protocol: 1, session_id: SESSION, head_sequence: 1 }]));
-  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
-  if (!fetch) throw new Error('warm-up: the hello asked for no snapshot');
-  const part = { part_id: PART, sequence: 1, type: 'text', step_id: 's', state: 'streaming' };
-  const message = { message_id: MESSAGE, session_id: SESSION, sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
-  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [message], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
-  core.changes();
-
+  const { part, message } = startSynthetic(core);
+  let seq = 2;
   const delta = (offset) => ({ seq: seq++, kind: 'delta', message_id: MESSAGE, revision: 1, part_id: PART, offset, text: DELTA });
   let offset = 0;
   // The steady state of a reader that keeps up: one delta per message.
@@ -62,6 +53,26 @@ export async function warmCore(core, { bytes = 1 << 20, pause = nextTask } = {})
     { seq: seq++, kind: 'message', message: { ...message, revision: 2, state: 'done', parts: [done] } },
   ]));
   core.view(); // the host's whole-view read, once
+}
+
+/**
+ * Makes core (fresh) live on a synthetic session whose snapshot holds one
+ * agent message streaming an empty text part, after frame 1 (the hello):
+ * deltas to part `p` of message `m` may follow from seq 2. Returns the
+ * message and its part as the snapshot had them.
+ * @param {import('./core.js').Core} core
+ */
+export function startSynthetic(core) {
+  core.handle({ type: 'start', session_id: SESSION });
+  core.handle({ type: 'subscription_opened' });
+  const hello = core.handleChanges(encode([{ seq: 1, kind: 'hello', protocol: 1, session_id: SESSION, head_sequence: 1 }]));
+  const fetch = hello.out.commands.find((c) => c.type === 'fetch_page');
+  if (!fetch) throw new Error('synthetic session: the hello asked for no snapshot');
+  const part = { part_id: PART, sequence: 1, type: 'text', step_id: 's', state: 'streaming' };
+  const message = { message_id: MESSAGE, session_id: SESSION, sequence: 1, revision: 1, role: 'agent', state: 'streaming', turn_id: 't', visibility: 'visible', created_at: 1, parts: [part] };
+  core.handle({ type: 'page', request_id: fetch.request_id, data: encode({ items: [message], total: 1, start_sequence: 1, end_sequence: 1, has_more: false }) });
+  core.changes();
+  return { part, message };
 }
 
 // The next macrotask: a slice of the warm-up never holds the page long.

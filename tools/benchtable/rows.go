@@ -93,6 +93,9 @@ var rows = []row{
 	{"js.host_delta_200msgs_appended_10000", "ns/op", "js.ai_sdk_pulled_10000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
 	{"js.host_delta_200msgs_appended_100000", "ns/op", "js.ai_sdk_pulled_100000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
 	{"js.host_delta_200msgs_appended_1000000", "ns/op", "js.ai_sdk_pulled_1000000", "", both(3000, 0.2, "<=3 us, >=5x faster")},
+	// A fresh module's first 1 MB answer, after Session.warm beside cold (a new process each run).
+	{"js.warm_first_answer_warmed", "longest_message_ms", "js.warm_first_answer_cold", "", note("(Session.warm: longest message)")},
+	{"js.warm_first_answer_warmed", "total_ms", "js.warm_first_answer_cold", "", note("(Session.warm: whole answer)")},
 	// The demo page in Chromium streaming a 1,000,000-character answer at the model's full speed.
 	{"js.page_long_1000000", "longest_task_ms", "", "", atMost(50, "<=50 ms")},
 	{"js.page_long_1000000", "median_frame_ms", "", "", atMost(16, "<=16 ms")},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,16 +45,7 @@ func TestEliderProperty(t *testing.T) {
 				}
 				f = synccore.Frame{Kind: synccore.FrameMessage, Message: m}
 			}
-			orig := f
-			var origText []string
-			if f.Part != nil {
-				origText = []string{f.Part.Text}
-			}
-			if f.Message != nil {
-				for _, p := range f.Message.Parts {
-					origText = append(origText, p.Text)
-				}
-			}
+			orig, origText := f, frameTexts(f)
 			fs := []synccore.Frame{f}
 			el.frames(fs)
 			kept += len(fs[0].Kept)
@@ -63,7 +55,7 @@ func TestEliderProperty(t *testing.T) {
 					t.Fatalf("seed %d step %d: part %s rebuilt %q, server holds %q", seed, step, p, held[p], truth[p])
 				}
 			}
-			if orig.Part != nil && orig.Part.Text != origText[0] || orig.Message != nil && orig.Message.Parts[0].Text != origText[0] {
+			if !slices.Equal(frameTexts(orig), origText) {
 				t.Fatalf("seed %d step %d: the shared frame was written to", seed, step)
 			}
 		}
@@ -98,4 +90,18 @@ func apply(t *testing.T, held map[string]string, f synccore.Frame) {
 			put(p)
 		}
 	}
+}
+
+// frameTexts lists the texts of f's part or message.
+func frameTexts(f synccore.Frame) []string {
+	var texts []string
+	if f.Part != nil {
+		texts = append(texts, f.Part.Text)
+	}
+	if f.Message != nil {
+		for _, p := range f.Message.Parts {
+			texts = append(texts, p.Text)
+		}
+	}
+	return texts
 }

@@ -36,9 +36,11 @@ type Subscriber struct {
 	closed    bool             // Close was called: Next returns io.EOF at once
 	bytes     int              // bytes of delta text queued (Limits.Bytes)
 
-	// folding: the last queued frame is a delta whose text is fold (the
-	// deltas folded into it appended); its Text is set when Next hands it
-	// out or another frame follows it.
+	// folding: the last queued frame is an unread delta others may fold
+	// into. fold holds its text with theirs appended, from the first fold
+	// on (empty until then: a reader that keeps up costs no copy); the
+	// delta's Text is set from it when Next hands it out or another frame
+	// follows it.
 	folding bool
 	fold    []byte
 }
@@ -63,6 +65,9 @@ func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
 func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 	for _, f := range frames {
 		if s.folds(&f) {
+			if len(s.fold) == 0 {
+				s.fold = append(s.fold, s.queue[len(s.queue)-1].Text...)
+			}
 			s.fold = append(s.fold, f.Text...)
 			s.bytes += len(f.Text)
 			continue
@@ -74,7 +79,6 @@ func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 		if f.Kind == synccore.FrameDelta {
 			s.bytes += len(f.Text)
 			s.folding = true
-			s.fold = append(s.fold[:0], f.Text...)
 		}
 	}
 }
@@ -82,12 +86,13 @@ func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 // folds reports whether delta f continues the unread delta at the queue's
 // end and fits in it.
 func (s *Subscriber) folds(f *synccore.Frame) bool {
-	if !s.folding || f.Kind != synccore.FrameDelta || len(s.fold)+len(f.Text) > s.limits.Fold {
+	if !s.folding || f.Kind != synccore.FrameDelta {
 		return false
 	}
 	last := &s.queue[len(s.queue)-1]
-	return f.MessageID == last.MessageID && f.Revision == last.Revision && f.PartID == last.PartID &&
-		f.Offset == last.Offset+int64(len(s.fold))
+	n := max(len(s.fold), len(last.Text)) // the text folded so far
+	return n+len(f.Text) <= s.limits.Fold && f.MessageID == last.MessageID && f.Revision == last.Revision &&
+		f.PartID == last.PartID && f.Offset == last.Offset+int64(n)
 }
 
 // closeFoldLocked gives the folded delta at the queue's end its text;
@@ -97,10 +102,16 @@ func (s *Subscriber) closeFoldLocked() {
 		return
 	}
 	s.folding = false
-	last := &s.queue[len(s.queue)-1]
-	if len(s.fold) != len(last.Text) {
-		last.Text = string(s.fold)
+	if len(s.fold) > 0 {
+		s.queue[len(s.queue)-1].Text = string(s.fold)
 	}
+	s.dropFold()
+}
+
+// dropFold empties the fold buffer, and lets go of one a fold past the
+// limit made large.
+func (s *Subscriber) dropFold() {
+	s.fold = s.fold[:0]
 	if cap(s.fold) > max(s.limits.Fold, 0) {
 		s.fold = nil
 	}
@@ -138,6 +149,7 @@ func (s *Subscriber) resyncLocked(code, reason string) {
 		keep = 1
 	}
 	s.folding = false
+	s.dropFold()
 	clear(s.queue[keep:])
 	s.bytes = 0
 	s.seq = s.delivered + uint64(keep) + 1
