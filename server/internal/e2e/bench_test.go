@@ -81,7 +81,7 @@ func benchFanout(b *testing.B, subs int) {
 	// shares the 2 cores with the server's.
 	dialer := websocket.Dialer{ReadBufferSize: 64 << 10}
 	for i := range subs {
-		c, _, err := dialer.Dial(s.wsURL(sid), nil)
+		c, _, err := dialer.Dial(s.wsURL(sid)+"?kept=1", nil) // as the reference hosts ask (protocol §4.5)
 		if err != nil {
 			b.Fatal(err)
 		}
