@@ -27,9 +27,11 @@
 // Everything goes through DOMPurify: a model's output is untrusted, and no
 // <script>, event handler or javascript: link ever reaches the DOM.
 //
-// Feeding: set(text, streaming) finds the appended suffix itself (the host
-// keeps the old string; comparing is a memcmp). append(suffix) takes a known
-// suffix directly (the host's `change` event `appended` field).
+// Feeding: set(text, streaming, same) finds the appended suffix itself by
+// comparing with the text shown (which flattens both strings: a copy of a
+// long text), unless the caller says it is the text it gave last (same).
+// append(suffix) takes a known suffix directly (the host's `change` event
+// `appended` field).
 
 import { Marked } from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
