@@ -457,7 +457,7 @@ export class Core {
     }
     this.h = 0;
     if (this.wasi !== null && !IDLE.has(this.module) && this.memory.buffer.byteLength <= IDLE_MAX_MEMORY) {
-      IDLE.set(this.module, { instance: this.instance, wasi: this.wasi });
+      IDLE.set(this.module, this);
     }
   }
 }
@@ -496,7 +496,11 @@ const PTR = LITTLE_ENDIAN ? 1 : 0;
 
 // One idle instance per module (a WeakMap: a module let go takes its idle
 // instance along), kept by Core.free while its memory is at most
-// IDLE_MAX_MEMORY.
+// IDLE_MAX_MEMORY. The freed Core is kept, not only its instance: V8 lets
+// the hidden classes of Core objects go once no Core is alive, and with
+// them the code it optimized for them, so the next session's first
+// deltas ran unoptimized again (10,000 deltas after a full collection:
+// 3.4-3.8 us a delta, 1.8 with the freed Core kept; js/bench/e2e.bench.js).
 const IDLE = new WeakMap();
 const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
 
