@@ -27,9 +27,11 @@ type Core interface {
 	// its copy of the view with, at a cost that follows the change, not
 	// the view's size. The first call is a Reset with every message.
 	Changes() (synccore.Changes, error)
-	// HandleChanges is Handle, then Changes, in one call (ABI v3's
-	// agentsync_handle_changes: one crossing into the module per
-	// WebSocket message). The changes are nil when the event broke the core.
+	// HandleChanges is Handle, then Changes, in one call (one crossing
+	// into the module per WebSocket message: ABI v4's
+	// agentsync_handle_compact, whose compact answers the WasmCore turns
+	// into the Changes they stand for). The changes are nil when the event
+	// broke the core.
 	HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error)
 	// Digest is the hex SHA-256 of the view's messages (synccore.DigestMessages).
 	Digest() (string, error)

@@ -99,7 +99,7 @@ func benchHostDelta(b *testing.B, core Core, size, msgs int) {
 // liveView brings core to live holding msgs messages, alternately user and
 // agent; the agent message nearest the middle is streaming, with a text
 // part of size bytes. It returns that message's id.
-func liveView(b *testing.B, core Core, size, msgs int) string {
+func liveView(b testing.TB, core Core, size, msgs int) string {
 	b.Helper()
 	must := func(cmds []synccore.Command, err error) []synccore.Command {
 		b.Helper()

@@ -128,7 +128,7 @@ func cacheDir(dir string) string {
 type instance struct {
 	mod                                                 api.Module
 	mem                                                 api.Memory
-	alloc, clientNew, clientFree, handle, handleChanges api.Function
+	alloc, clientNew, clientFree, handle, handleCompact api.Function
 	view, message, changes, dig                         api.Function
 	stack                                               []uint64
 	peak                                                *atomic.Uint64
@@ -184,7 +184,7 @@ func (r *Runtime) start(ctx context.Context) (*instance, error) {
 		{"agentsync_client_new", &inst.clientNew},
 		{"agentsync_client_free", &inst.clientFree},
 		{"agentsync_handle", &inst.handle},
-		{"agentsync_handle_changes", &inst.handleChanges},
+		{"agentsync_handle_compact", &inst.handleCompact},
 		{"agentsync_view", &inst.view},
 		{"agentsync_message", &inst.message},
 		{"agentsync_changes", &inst.changes},

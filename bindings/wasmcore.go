@@ -28,6 +28,13 @@ type WasmCore struct {
 	// hdr holds a frames event's header; in, the pieces of an event's input.
 	hdr []byte
 	in  [2][]byte
+
+	// compactID is the message of the last take when a compact answer may
+	// continue it (§7.4.2: one append to that message), "" when none;
+	// compactHead, that take's scalars, which a compact answer repeats.
+	compactID   string
+	compactHead synccore.Changes
+	compacts    int // compact answers taken (tests)
 }
 
 var (
@@ -60,7 +67,7 @@ func (w *WasmCore) start(ctx context.Context) error {
 		_ = inst.close(ctx)
 		return synccore.Errorf(synccore.CodeCoreBroken, "agentsync_client_new returned handle %d", h)
 	}
-	w.inst, w.h, w.broken = inst, h, nil
+	w.inst, w.h, w.broken, w.compactID = inst, h, nil, ""
 	return nil
 }
 
@@ -151,19 +158,40 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 
 // HandleChanges implements Core: the frames go in as Handle's do, and one
 // call answers the Output and the changes (synccore.DecodeHandleChanges).
+// The call is agentsync_handle_compact: a delta that continues the part
+// the previous take appended to comes back in the result's 64 bits, and
+// its Changes is built here from that take's, with no bytes read.
 func (w *WasmCore) HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.usable(); err != nil {
 		return nil, nil, err
 	}
-	b, err := w.callInput(w.inst.handleChanges, w.eventInput(&ev)...)
+	in := w.eventInput(&ev)
+	packed, err := w.callPacked(w.inst.handleCompact, in...)
+	if err != nil {
+		return nil, nil, w.fail(err)
+	}
+	if packed>>32 == 0 && uint32(packed) != 0 {
+		ch, err := w.compactChanges(uint32(packed), in)
+		if err != nil {
+			return nil, nil, w.fail(err)
+		}
+		w.compacts++
+		return nil, ch, nil
+	}
+	w.compactID = "" // any other take ends what a compact answer continues
+	b, err := w.inst.result(packed)
 	if err != nil {
 		return nil, nil, w.fail(err)
 	}
 	hc, err := synccore.DecodeHandleChanges(b)
 	if err != nil {
 		return nil, nil, w.fail(brokenf("decode wasm handle_changes: %v", err))
+	}
+	if hc.CompactBase() {
+		w.compactID, w.compactHead = hc.Changes.Messages[0].MessageID, *hc.Changes
+		w.compactHead.Messages = nil
 	}
 	var cmds []synccore.Command
 	if out := hc.Output; out != nil {
@@ -173,6 +201,28 @@ func (w *WasmCore) HandleChanges(ev synccore.Event) ([]synccore.Command, *syncco
 		}
 	}
 	return cmds, hc.Changes, nil
+}
+
+// compactChanges is the take a compact answer v stands for: the text from
+// its offset in the event (the pieces in) to the end, appended to part
+// v>>16 of the message the previous take appended to; the scalars are
+// that take's. A compact answer without such a take is the module's bug.
+func (w *WasmCore) compactChanges(v uint32, in [][]byte) (*synccore.Changes, error) {
+	if w.compactID == "" {
+		return nil, brokenf("wasm compact answer without a previous append")
+	}
+	part, at := synccore.SplitCompactAppend(v)
+	for _, p := range in[:len(in)-1] {
+		at -= len(p)
+	}
+	last := in[len(in)-1]
+	if at < 0 || at > len(last) {
+		return nil, brokenf("wasm compact answer's text at %d outside the event", at)
+	}
+	ch := w.compactHead
+	ch.Messages = []synccore.MessageChange{{MessageID: w.compactID,
+		Appends: []synccore.TextAppend{{Index: part, Text: string(last[at:])}}}}
+	return &ch, nil
 }
 
 // eventInput is ev's encoding as the pieces callInput writes: for plain
@@ -257,6 +307,7 @@ func (w *WasmCore) Changes() (synccore.Changes, error) {
 	if err := w.usable(); err != nil {
 		return synccore.Changes{}, err
 	}
+	w.compactID = "" // a take the module answers compact appends after no more
 	b, err := w.call(w.inst.changes)
 	if err != nil {
 		return synccore.Changes{}, w.fail(err)
@@ -305,16 +356,21 @@ func (w *WasmCore) call(fn api.Function) ([]byte, error) {
 // callInput writes in (the concatenation of its pieces) to the module and
 // runs an export taking (handle, ptr, len).
 func (w *WasmCore) callInput(fn api.Function, in ...[]byte) ([]byte, error) {
-	ctx := context.Background()
-	ptr, n, err := w.inst.write(ctx, in...)
-	if err != nil {
-		return nil, err
-	}
-	res, err := w.inst.call(ctx, fn, api.EncodeI32(w.h), api.EncodeU32(ptr), api.EncodeU32(n))
+	res, err := w.callPacked(fn, in...)
 	if err != nil {
 		return nil, err
 	}
 	return w.inst.result(res)
+}
+
+// callPacked is callInput's call, its packed result as the module gave it.
+func (w *WasmCore) callPacked(fn api.Function, in ...[]byte) (uint64, error) {
+	ctx := context.Background()
+	ptr, n, err := w.inst.write(ctx, in...)
+	if err != nil {
+		return 0, err
+	}
+	return w.inst.call(ctx, fn, api.EncodeI32(w.h), api.EncodeU32(ptr), api.EncodeU32(n))
 }
 
 // handleRaw feeds event bytes as they are to the module and returns a copy

@@ -26,6 +26,18 @@ func DecodeChanges(b []byte) (Changes, error) {
 type HandleChanges struct {
 	Output  *Output  // nil: the Output only said to render one message
 	Changes *Changes // nil: the client is broken or the handle unknown (Output says which)
+	// AppendsForm: Changes came in the appends form (only text appended
+	// to held parts). With Output nil and a single append, such a take is
+	// what a compact answer continues (§7.4.2).
+	AppendsForm bool
+}
+
+// CompactBase reports whether hc is a take that agentsync_handle_compact
+// may continue with compact answers (§7.4.2): the appends form of a single
+// append, after an Output that only said to render its message.
+func (hc HandleChanges) CompactBase() bool {
+	ch := hc.Changes
+	return hc.Output == nil && hc.AppendsForm && ch != nil && len(ch.Messages) == 1 && len(ch.Messages[0].Appends) == 1
 }
 
 // DecodeHandleChanges decodes the answer of AppendHandleChanges; the
@@ -50,6 +62,7 @@ func DecodeHandleChanges(b []byte) (HandleChanges, error) {
 	var ch Changes
 	var err error
 	if c := rest[0]; c&0xf0 == 0x90 || c == 0xdc || c == 0xdd {
+		hc.AppendsForm = true
 		err = decodeWith(rest, "changes", func(d *decoder) { d.appends(&ch) })
 	} else {
 		ch, err = DecodeChanges(rest)
