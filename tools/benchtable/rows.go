@@ -98,7 +98,10 @@ var rows = []row{
 	{"js.warm_first_answer_warmed", "total_ms", "js.warm_first_answer_cold", "", note("(Session.warm: whole answer)")},
 	// The demo page in Chromium streaming a 1,000,000-character answer at the model's full speed.
 	{"js.page_long_1000000", "longest_task_ms", "", "", atMost(50, "<=50 ms")},
-	{"js.page_long_1000000", "median_frame_ms", "", "", atMost(16, "<=16 ms")},
+	// A frame interval as requestAnimationFrame measures it cannot go below
+	// the display's period (16.7 ms at 60 Hz): "under 16 ms" (#15) is read
+	// as no dropped frame in the median, i.e. one frame.
+	{"js.page_long_1000000", "median_frame_ms", "", "", atMost(16.7, "<=1 frame (16.7 ms at 60 Hz)")},
 	{"js.page_long_1000000", "p95_frame_ms", "", "", note("(p95 frame)")},
 	// Storage. A commit is compared with the cheapest statement on the same
 	// SQLite (time per op both); the throughput target stands alone.
