@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
@@ -106,12 +107,40 @@ func (a *API) Send(ctx context.Context, sessionID string, parts ...synccore.Part
 
 // SendMessage posts a user message with the given visibility.
 func (a *API) SendMessage(ctx context.Context, sessionID string, parts []synccore.Part, visibility synccore.Visibility) (synccore.Message, error) {
+	return a.SendWith(ctx, sessionID, parts, SendOptions{Visibility: visibility})
+}
+
+// SendOptions are a post's optional settings (SendWith).
+type SendOptions struct {
+	// Visibility of the message; empty is visible.
+	Visibility synccore.Visibility
+	// IdempotencyKey names the post across its retries (at most 255 bytes,
+	// docs/protocol.md §3): the server commits it once and answers every
+	// retry with the message it committed. Empty: a new random key per
+	// call. Pass your own to retry a post across process restarts.
+	IdempotencyKey string
+	// Retries is how many times a post that may not have arrived is sent
+	// again (send.go); 0 means DefaultSendRetries, a negative value none.
+	Retries int
+}
+
+// SendWith posts a user message, safe to retry: every attempt carries the
+// same Idempotency-Key, and a post whose answer was lost (a network
+// failure), refused for the rate (429) or by a draining server (503) is
+// sent again after the server's Retry-After or a backoff (send.go).
+func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.Part, opts SendOptions) (synccore.Message, error) {
 	body := struct {
 		Parts      []synccore.Part     `msgpack:"parts"`
 		Visibility synccore.Visibility `msgpack:"visibility,omitempty"`
-	}{parts, visibility}
+	}{parts, opts.Visibility}
+	key := opts.IdempotencyKey
+	if key == "" {
+		key = newIdempotencyKey()
+	}
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "messages"), nil, body, &m)
+	err := a.retried(ctx, opts.Retries, func(retryAfter *time.Duration) error {
+		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "messages"), nil, body, &m, http.Header{"Idempotency-Key": {key}}, retryAfter)
+	})
 	return m, err
 }
 
@@ -165,6 +194,12 @@ type rawBody []byte
 // 2xx msgpack answer into out. A non-2xx answer becomes the server's typed
 // error.
 func (a *API) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
+	return a.doWith(ctx, method, path, q, in, out, nil, nil)
+}
+
+// doWith is do with extra request headers; retryAfter, if not nil, gets a
+// non-2xx answer's Retry-After (0 without one).
+func (a *API) doWith(ctx context.Context, method, path string, q url.Values, in, out any, header http.Header, retryAfter *time.Duration) error {
 	u := strings.TrimRight(a.BaseURL, "/") + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -190,13 +225,16 @@ func (a *API) do(ctx context.Context, method, path string, q url.Values, in, out
 	if a.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.Token)
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	hc := a.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("bindings: %s %s: %w", method, path, err)
+		return &transportError{fmt.Errorf("bindings: %s %s: %w", method, path, err)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
@@ -207,6 +245,9 @@ func (a *API) do(ctx context.Context, method, path string, q url.Values, in, out
 		return synccore.Errorf(synccore.CodeTooLarge, "%s %s: answer over %d bytes", method, path, maxResponseBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if retryAfter != nil {
+			*retryAfter = parseRetryAfter(resp.Header)
+		}
 		return serverError(resp, data)
 	}
 	switch o := out.(type) {

@@ -309,6 +309,12 @@ func (c *Client) Send(ctx context.Context, parts ...synccore.Part) (synccore.Mes
 	return c.api.Send(ctx, c.cfg.SessionID, parts...)
 }
 
+// SendWith posts a user message with options: visibility, your own
+// Idempotency-Key, retries (API.SendWith).
+func (c *Client) SendWith(ctx context.Context, parts []synccore.Part, opts SendOptions) (synccore.Message, error) {
+	return c.api.SendWith(ctx, c.cfg.SessionID, parts, opts)
+}
+
 // Answer answers a pending interaction (see Approval and Reply).
 func (c *Client) Answer(ctx context.Context, interactionID string, response any) (synccore.Message, error) {
 	return c.api.Answer(ctx, c.cfg.SessionID, interactionID, response)

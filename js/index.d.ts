@@ -296,12 +296,30 @@ export declare class Session {
   setIncludeInternal(on: boolean): Promise<void>;
   /** Hex SHA-256 of the view's canonical encoding: the same on every host. */
   digest(): string;
-  send(parts: string | UserPart[], opts?: { visibility?: Visibility }): Promise<Message>;
+  /**
+   * Posts a user message. Idempotent and retried: every attempt carries the
+   * same Idempotency-Key; a network failure, 503 or 429 is retried (after
+   * Retry-After, else a backoff from 250 ms). Any other error rejects at once.
+   */
+  send(parts: string | UserPart[], opts?: SendOptions): Promise<Message>;
   answer(interactionId: string, response: ApprovalResponse | QuestionResponse): Promise<Message>;
   action(type: 'stop' | 'set_model' | 'set_approval_mode' | string, value?: string): Promise<Message>;
   /** Test hook: closes the socket as a network failure would. Returns false if none was open. */
   dropConnection(): boolean;
   close(): void;
+}
+
+export interface SendOptions {
+  visibility?: Visibility;
+  /**
+   * The post's Idempotency-Key (a non-empty string, at most 255 bytes): a
+   * post whose key the session already has answers the message the first
+   * one committed and posts nothing. Default: a new random key per call.
+   * Pass your own (kept, say, in sessionStorage) to retry across a reload.
+   */
+  idempotencyKey?: string;
+  /** Retries after a network failure, 503 or 429; default 3, 0 for none. */
+  retries?: number;
 }
 
 export declare function connect(opts: ConnectOptions): Promise<Session>;

@@ -80,15 +80,21 @@ class Http {
   }
 
   async json(method, path, body) {
-    const init = { method, headers: this.headers({ Accept: 'application/json' }) };
+    const res = await this.exchange(method, path, body);
+    if (!res.ok) throw httpError(res.status, res.text);
+    return res.text ? JSON.parse(res.text) : null;
+  }
+
+  // One JSON request whose error answer is returned, not thrown: send()
+  // reads its status and Retry-After to decide whether to try again.
+  async exchange(method, path, body, extraHeaders) {
+    const init = { method, headers: this.headers({ Accept: 'application/json', ...extraHeaders }) };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     const res = await this.fetch(this.base + path, init);
-    const text = await res.text();
-    if (!res.ok) throw httpError(res.status, text);
-    return text ? JSON.parse(text) : null;
+    return { ok: res.ok, status: res.status, headers: res.headers, text: await res.text() };
   }
 
   // GET with Accept: application/msgpack; returns the raw body bytes.
@@ -122,6 +128,34 @@ function httpError(status, text) {
     // not JSON: keep the text
   }
   return new AgentsyncError(code, `HTTP ${status}: ${message}`, { status });
+}
+
+// The answers send() tries again: 429 rate_limited and 503 closed (the
+// server is draining, or a forwarded post timed out: that one may have
+// landed, which the Idempotency-Key makes safe).
+const RETRIED_STATUSES = new Set([429, 503]);
+const MAX_RETRY_DELAY_MS = 30000;
+
+// How long send() waits before its next attempt: the answer's Retry-After
+// in whole seconds (as the server sends it; an HTTP date, which it never
+// sends, gets the backoff), else 250 ms doubled per attempt (at most
+// MAX_RETRY_DELAY_MS). A Retry-After past MAX_RETRY_DELAY_MS is Infinity:
+// the caller hears the error at once rather than waiting on, unseen.
+function retryDelay(res, attempt) {
+  const after = res?.headers.get('Retry-After');
+  if (after && /^\d+$/.test(after.trim())) {
+    const ms = Number(after) * 1000;
+    return ms > MAX_RETRY_DELAY_MS ? Infinity : ms;
+  }
+  return Math.min(250 * 2 ** attempt, MAX_RETRY_DELAY_MS);
+}
+
+// A key per send() call. randomUUID exists only in secure contexts (https,
+// localhost); getRandomValues everywhere, a page on a LAN address included.
+function newIdempotencyKey() {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function pageQuery({ limit, before_sequence, include_internal } = {}) {
@@ -302,11 +336,41 @@ export class Session {
     return this.core.digest();
   }
 
-  /** Posts a user message: a string becomes one text part. */
-  send(parts, opts = {}) {
+  /**
+   * Posts a user message: a string becomes one text part. Every attempt
+   * carries the same Idempotency-Key (opts.idempotencyKey, or a new one per
+   * call), so a retry after a lost answer gets the message the first
+   * attempt committed instead of posting it twice. A network failure, a 503
+   * or a 429 is retried up to opts.retries times (default 3), after the
+   * answer's Retry-After (over 30 s: thrown at once) or a backoff; any
+   * other error is thrown at once.
+   */
+  async send(parts, opts = {}) {
     const body = { parts: typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts };
     if (opts.visibility) body.visibility = opts.visibility;
-    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/messages`, body);
+    const key = opts.idempotencyKey ?? newIdempotencyKey();
+    // An empty key would post without one (and a retry could post twice).
+    if (typeof key !== 'string' || key === '') throw new AgentsyncError('bad_request', 'send: idempotencyKey must be a non-empty string');
+    const retries = opts.retries ?? 3;
+    if (!Number.isInteger(retries) || retries < 0) throw new AgentsyncError('bad_request', 'send: retries must be an integer >= 0');
+    const path = `/v1/sessions/${encodeURIComponent(this.sessionId)}/messages`;
+    for (let attempt = 0; ; attempt++) {
+      let res = null;
+      let failure;
+      try {
+        res = await this.http.exchange('POST', path, body, { 'Idempotency-Key': key });
+      } catch (err) {
+        // fetch rejected (or the answer was cut off): the post may or may
+        // not have been committed, which is what the key is for.
+        failure = err;
+      }
+      if (res?.ok) return JSON.parse(res.text);
+      if (res) failure = httpError(res.status, res.text);
+      const delay = retryDelay(res, attempt);
+      if ((res && !RETRIED_STATUSES.has(res.status)) || attempt >= retries || delay === Infinity) throw failure;
+      await this._pause(delay);
+      if (this.closed) throw new AgentsyncError('closed', 'send: session closed');
+    }
   }
 
   /** Answers a pending interaction: {approved: bool} or {answer: string}. */
@@ -320,6 +384,23 @@ export class Session {
     const body = { action_type: type };
     if (value !== undefined) body.value = value;
     return this.http.json('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/actions`, body);
+  }
+
+  // Waits ms, cut short if the session closes meanwhile. Not a _setTimer:
+  // a rebuild clears those, and a send outlives a rebuild.
+  _pause(ms) {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        off();
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      const off = this.on('status', ({ status }) => {
+        if (status === 'closed') done();
+      });
+    });
   }
 
   /** Test hook: the socket fails as a network failure would. */

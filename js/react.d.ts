@@ -1,12 +1,12 @@
 // Declarations of @agentsync/client/react.
-import type { ApprovalResponse, Message, QuestionResponse, Session, Status, UserPart, View, Visibility } from './index.js';
+import type { ApprovalResponse, Message, QuestionResponse, SendOptions, Session, Status, UserPart, View } from './index.js';
 
 export interface SessionState {
   /** The same object until something changes; unchanged messages keep their identity. */
   view: View;
   status: Status;
   /** Posts a user message: a string becomes one text part. */
-  send(parts: string | UserPart[], opts?: { visibility?: Visibility }): Promise<Message>;
+  send(parts: string | UserPart[], opts?: SendOptions): Promise<Message>;
   /** Answers a pending interaction. */
   answer(interactionId: string, response: ApprovalResponse | QuestionResponse): Promise<Message>;
   /** Stops the running turn. */

@@ -47,6 +47,9 @@ func TestPublicFilesCORS(t *testing.T) {
 		if got := res.Header.Get("Vary"); got != "Origin" {
 			t.Errorf("%s: Vary %q, want Origin", path, got)
 		}
+		if got := res.Header.Get("Access-Control-Expose-Headers"); got != "Retry-After" {
+			t.Errorf("%s: Access-Control-Expose-Headers %q, want Retry-After", path, got)
+		}
 		res = get(path, "http://evil.example")
 		if res.StatusCode != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "" {
 			t.Errorf("%s from another origin: status %d, Access-Control-Allow-Origin %q", path, res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))

@@ -1,0 +1,106 @@
+package bindings
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agentsync/agentsync/synccore"
+)
+
+// send.go retries a post that may not have arrived. With an
+// Idempotency-Key a retry can never post twice (the server answers it with
+// the message it committed), so the host may retry whenever it cannot tell
+// whether the post was committed — the connection failed before the
+// answer — and whenever the server asked it to come back later: 429
+// rate_limited and 503 closed (draining, or another node did not answer in
+// time), after their Retry-After.
+
+// DefaultSendRetries is how many times SendWith sends a post again.
+const DefaultSendRetries = 3
+
+const (
+	firstSendBackoff = 250 * time.Millisecond
+	// maxRetryAfter caps the wait a server may ask for: past it the caller
+	// hears the error rather than waiting on, unseen.
+	maxRetryAfter = 30 * time.Second
+)
+
+// transportError is a request that got no answer: it may or may not have
+// reached the server.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+// parseRetryAfter is a Retry-After header's wait (whole seconds, §3), 0
+// without one.
+func parseRetryAfter(h http.Header) time.Duration {
+	s, err := strconv.Atoi(h.Get("Retry-After"))
+	if err != nil || s < 0 {
+		return 0
+	}
+	return time.Duration(s) * time.Second
+}
+
+// retried runs attempt until it succeeds, fails for good, or retries
+// (DefaultSendRetries when 0, none when negative) are spent; it waits
+// between attempts as sendWait says, and gives up when ctx ends. attempt
+// reports an answer's Retry-After through its argument.
+func (a *API) retried(ctx context.Context, retries int, attempt func(retryAfter *time.Duration) error) error {
+	if retries == 0 {
+		retries = DefaultSendRetries
+	}
+	for n := 0; ; n++ {
+		var after time.Duration
+		err := attempt(&after)
+		wait, again := sendWait(err, after, n)
+		if !again || n >= retries || ctx.Err() != nil {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// sendWait says whether the n-th attempt of a post, failed with err
+// (after, the answer's Retry-After), is sent again, and after how long:
+// the server's Retry-After (at most maxRetryAfter), else a backoff
+// doubling from firstSendBackoff.
+func sendWait(err error, after time.Duration, n int) (time.Duration, bool) {
+	if err == nil {
+		return 0, false
+	}
+	backoff := firstSendBackoff << min(n, 6)
+	var te *transportError
+	if errors.As(err, &te) {
+		return backoff, true
+	}
+	var se *synccore.Error
+	if !errors.As(err, &se) || se.Code != synccore.CodeRateLimited && se.Code != synccore.CodeClosed {
+		return 0, false
+	}
+	switch {
+	case after > maxRetryAfter:
+		return 0, false
+	case after > 0:
+		return after, true
+	}
+	return backoff, true
+}
+
+// newIdempotencyKey is a random key for one post and its retries.
+func newIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
