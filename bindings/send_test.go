@@ -69,6 +69,19 @@ func (p *faultProxy) attempts() ([]string, []time.Time) {
 	return append([]string(nil), p.keys...), append([]time.Time(nil), p.times...)
 }
 
+// newSendSession starts a real server with a new session: its URL, an API
+// client that talks to it directly, and the session.
+func newSendSession(t *testing.T) (*testServer, *API, Session) {
+	t.Helper()
+	srv := startServer(t, model.Speed{})
+	direct := &API{BaseURL: srv.URL}
+	sess, err := direct.CreateSession(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, direct, sess
+}
+
 // userMessages are the session's user messages as the server holds them.
 func userMessages(t *testing.T, api *API, sessionID string) []synccore.Message {
 	t.Helper()
@@ -90,12 +103,7 @@ func userMessages(t *testing.T, api *API, sessionID string) []synccore.Message {
 // Idempotency-Key and gets the message committed the first time; the
 // session holds it once.
 func TestSendRetriesALostAnswerOnce(t *testing.T) {
-	srv := startServer(t, model.Speed{})
-	direct := &API{BaseURL: srv.URL}
-	sess, err := direct.CreateSession(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, direct, sess := newSendSession(t)
 	var committed synccore.Message
 	proxy := &faultProxy{target: srv.URL}
 	proxy.fault = func(n int, w http.ResponseWriter, r *http.Request, forward func() (*http.Response, []byte)) bool {
@@ -141,12 +149,7 @@ func TestSendRetriesALostAnswerOnce(t *testing.T) {
 // TestSendWaitsForRetryAfter: a 429 with Retry-After: 1 is sent again no
 // sooner than a second later, and then succeeds.
 func TestSendWaitsForRetryAfter(t *testing.T) {
-	srv := startServer(t, model.Speed{})
-	direct := &API{BaseURL: srv.URL}
-	sess, err := direct.CreateSession(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, direct, sess := newSendSession(t)
 	proxy := &faultProxy{target: srv.URL, fault: func(n int, w http.ResponseWriter, _ *http.Request, _ func() (*http.Response, []byte)) bool {
 		if n > 0 {
 			return false
@@ -179,12 +182,7 @@ func TestSendWaitsForRetryAfter(t *testing.T) {
 // with Retries < 0 a 503 is too; a 503 whose Retry-After is past the cap
 // is not waited for.
 func TestSendDoesNotRetryWhatCannotSucceed(t *testing.T) {
-	srv := startServer(t, model.Speed{})
-	direct := &API{BaseURL: srv.URL}
-	sess, err := direct.CreateSession(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, sess := newSendSession(t)
 	unavailable := func(retryAfter string) func(int, http.ResponseWriter, *http.Request, func() (*http.Response, []byte)) bool {
 		return func(_ int, w http.ResponseWriter, _ *http.Request, _ func() (*http.Response, []byte)) bool {
 			w.Header().Set("Content-Type", "application/json")
