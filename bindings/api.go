@@ -138,7 +138,7 @@ func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.P
 		key = newIdempotencyKey()
 	}
 	var m synccore.Message
-	err := a.retried(ctx, opts.Retries, func(retryAfter *time.Duration) error {
+	err := retried(ctx, opts.Retries, func(retryAfter *time.Duration) error {
 		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "messages"), nil, body, &m, http.Header{"Idempotency-Key": {key}}, retryAfter)
 	})
 	return m, err

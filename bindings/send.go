@@ -51,7 +51,7 @@ func parseRetryAfter(h http.Header) time.Duration {
 // (DefaultSendRetries when 0, none when negative) are spent; it waits
 // between attempts as sendWait says, and gives up when ctx ends. attempt
 // reports an answer's Retry-After through its argument.
-func (a *API) retried(ctx context.Context, retries int, attempt func(retryAfter *time.Duration) error) error {
+func retried(ctx context.Context, retries int, attempt func(retryAfter *time.Duration) error) error {
 	if retries == 0 {
 		retries = DefaultSendRetries
 	}
