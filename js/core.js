@@ -499,8 +499,9 @@ const PTR = LITTLE_ENDIAN ? 1 : 0;
 // IDLE_MAX_MEMORY. The freed Core is kept, not only its instance: V8 lets
 // the hidden classes of Core objects go once no Core is alive, and with
 // them the code it optimized for them, so the next session's first
-// deltas ran unoptimized again (10,000 deltas after a full collection:
-// 3.4-3.8 us a delta, 1.8 with the freed Core kept; js/bench/e2e.bench.js).
+// deltas ran unoptimized again (10,000 deltas with a listener and 200
+// messages, after a full collection: 2.5-3.8 us a delta, 1.5-1.7 with the
+// freed Core kept; js/bench/e2e.bench.js).
 const IDLE = new WeakMap();
 const IDLE_MAX_MEMORY = 64 * 1024 * 1024;
 
