@@ -38,9 +38,11 @@ test: vet lint test-go test-js
 vet:
 	$(GO) vet ./... ./testdata ./testdata/gen
 
-## lint: go.mod is tidy; staticcheck (pinned) natively, and as the module is built (wasip1;
-## without U1000, which takes //go:wasmexport functions for unused ones)
+## lint: the repository's rules (no tracked executable, no tracked file over 4 MB, one
+## release version); go.mod is tidy; staticcheck (pinned) natively, and as the module is
+## built (wasip1; without U1000, which takes //go:wasmexport functions for unused ones)
 lint: $(TOOLS)/staticcheck
+	$(GO) run ./tools/repocheck
 	$(GO) mod tidy -diff
 	$(TOOLS)/staticcheck $$($(GO) list ./... ./testdata ./testdata/gen | grep -v '/wasm$$')
 	GOOS=wasip1 GOARCH=wasm $(TOOLS)/staticcheck -checks inherit,-U1000 ./wasm ./synccore/...
