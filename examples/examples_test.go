@@ -1,7 +1,7 @@
-// Package examples holds the README's examples. This test runs each of them
+// Package examples holds the examples of the README and docs/server.md. This test runs each of them
 // as written against a real server on loopback (a real SQLite file, real
-// WebSockets, the real module) and checks that the README shows them
-// verbatim, so the README can never drift from code that works.
+// WebSockets, the real module) and checks that the docs show them
+// verbatim, so the docs can never drift from code that works.
 package examples
 
 import (
@@ -94,19 +94,25 @@ func TestNodeExample(t *testing.T) {
 
 var statusLines = regexp.MustCompile(`(?s)status connecting.*status syncing.*status live.*status closed`)
 
-// TestReadmeShowsExamples: the README's code blocks are the example files.
-func TestReadmeShowsExamples(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range []string{"gobot/main.go", "node/quickstart.mjs", "embed/main.go"} {
-		src, err := os.ReadFile(file)
+// TestDocsShowExamples: the code blocks of the README and docs/server.md
+// are the example files.
+func TestDocsShowExamples(t *testing.T) {
+	for doc, files := range map[string][]string{
+		"README.md":      {"gobot/main.go", "node/quickstart.mjs"},
+		"docs/server.md": {"embed/main.go"},
+	} {
+		text, err := os.ReadFile(filepath.Join("..", doc))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(readme), string(src)) {
-			t.Errorf("README.md does not show examples/%s verbatim", file)
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(text), string(src)) {
+				t.Errorf("%s does not show examples/%s verbatim", doc, file)
+			}
 		}
 	}
 }
