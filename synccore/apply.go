@@ -20,6 +20,10 @@ func (c *Client) applyMessage(m *Message) {
 		c.fail(Errorf(CodeMalformed, "message %q belongs to session %q, not %q", m.MessageID, m.SessionID, c.sessionID))
 		return
 	}
+	// Sequences are gapless, so the session has created at least
+	// m.Sequence messages: total counts internal ones too, even when they
+	// are filtered from the window, and a frame seen twice counts once.
+	c.total = max(c.total, m.Sequence)
 	if m.Visibility == VisibilityInternal && !c.includeInternal {
 		return
 	}
@@ -50,7 +54,6 @@ func (c *Client) applyMessage(m *Message) {
 	c.win[i] = e
 	c.byID[m.MessageID] = e
 	c.winGen++
-	c.total++
 	c.touch(e)
 }
 

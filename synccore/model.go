@@ -165,7 +165,7 @@ func (m *Message) Done() bool { return m.Role == RoleUser || m.State == MessageD
 // oldest first. Absent sequences are 0 on the wire (sequences start at 1).
 type MessagePage struct {
 	Items              []Message `msgpack:"items" json:"items"`
-	Total              int64     `msgpack:"total" json:"total"`
+	Total              int64     `msgpack:"total" json:"total"` // every message the session created, internal ones included
 	StartSequence      int64     `msgpack:"start_sequence,omitempty" json:"start_sequence,omitempty"`
 	EndSequence        int64     `msgpack:"end_sequence,omitempty" json:"end_sequence,omitempty"`
 	NextBeforeSequence int64     `msgpack:"next_before_sequence,omitempty" json:"next_before_sequence,omitempty"`

@@ -63,9 +63,12 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 		if err != nil {
 			return err
 		}
+		// total is every message the session created (its head: sequences
+		// are gapless), internal ones included; include_internal filters
+		// the items only.
 		total, query := sess.head, pageAllSQL
 		if !q.IncludeInternal {
-			total, query = sess.visibleCount, pageVisibleSQL
+			query = pageVisibleSQL
 		}
 		items, err := queryMessages(ctx, tx, sessionID, int64(limit+1), query, sess.sid, store.PageBefore(q, sess.head), limit+1)
 		if err != nil {

@@ -38,7 +38,8 @@ const (
 
 // Messages reads one page of a session from a single snapshot: the newest
 // q.Limit messages with sequence < q.BeforeSequence (0: up to the head),
-// visible ones only unless q.IncludeInternal, oldest first. A Limit <= 0
+// visible ones only unless q.IncludeInternal, oldest first; Total counts
+// every message, internal ones included. A Limit <= 0
 // reads the default page (50), one over 200 is capped. CodeNotFound if the
 // session does not exist.
 func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
@@ -49,9 +50,12 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 		if err != nil {
 			return err
 		}
+		// total is every message the session created (its head: sequences
+		// are gapless), internal ones included; include_internal filters
+		// the items only.
 		total, query := sess.head, pageAllSQL
 		if !q.IncludeInternal {
-			total, query = sess.visibleCount, pageVisibleSQL
+			query = pageVisibleSQL
 		}
 		st, err := c.query(query, sess.sid, store.PageBefore(q, sess.head), limit+1)
 		if err != nil {
