@@ -128,7 +128,7 @@ func (s *live) setting(ctx context.Context, a Action, title string) (synccore.Me
 	if t := s.turn; t != nil {
 		turnID = t.id
 	}
-	msg, err := s.commitNew(ctx, actionMessage(turnID, part))
+	msg, err := s.commitNew(ctx, singlePartMessage(turnID, part))
 	if err != nil {
 		return synccore.Message{}, err
 	}

@@ -188,44 +188,43 @@ func (s *live) endTurn(t *turn, err error) {
 	var stop *stopCause
 	stopped := errors.As(err, &stop)
 	if t.agent == nil || t.agent.closed() {
-		if stopped {
-			// Placement rule: no agent message to hold the action, so it
-			// gets one of its own.
-			msg, cerr := s.commitNew(ctx, actionMessage(t.id, stop.action))
-			if cerr != nil {
-				s.log.Error("commit stop action", "turn_id", t.id, "err", cerr)
-				return
-			}
-			t.final = msg
+		// Placement rule: no agent message to hold the action or the
+		// error, so it gets one of its own. A turn that failed before it
+		// said anything (an unknown or unreachable model, a composer that
+		// cannot read the history) still answers its user message, with
+		// the error a retry can act on; on shutdown recovery owns it.
+		var part synccore.Part
+		switch {
+		case stopped:
+			part = stop.action
+		case errors.Is(err, errShutdown):
+			return
+		default:
+			part = s.turnErrorPart(t, err)
 		}
-		if !stopped {
-			s.log.Error("turn failed before its agent message existed", "turn_id", t.id, "err", err)
+		msg, cerr := s.commitNew(ctx, singlePartMessage(t.id, part))
+		if cerr != nil {
+			s.log.Error("commit the message that ends the turn", "turn_id", t.id, "err", cerr)
+			return
 		}
+		t.final = msg
 		return
 	}
 	a := t.agent
-	ep := synccore.Part{Type: synccore.PartError, StepID: "", Scope: synccore.ErrorScopeTurn, Recoverable: true}
+	var ep synccore.Part
 	switch {
 	case stopped:
 		a.closeOpen("the turn was stopped")
 		a.add(stop.action)
-		ep.Code, ep.Message = CodeStopped, "the user stopped the turn"
+		ep = synccore.Part{Type: synccore.PartError, Scope: synccore.ErrorScopeTurn, Recoverable: true,
+			Code: CodeStopped, Message: "the user stopped the turn"}
 	case errors.Is(err, errShutdown):
 		a.closeOpen("the server shut down")
-		ep.Code, ep.Message = CodeShutdown, "the server shut down before the turn finished"
+		ep = synccore.Part{Type: synccore.PartError, Scope: synccore.ErrorScopeTurn, Recoverable: true,
+			Code: CodeShutdown, Message: "the server shut down before the turn finished"}
 	default:
 		a.closeOpen("the turn failed")
-		ep.Code, ep.Message = CodeModelError, err.Error()
-		var se *synccore.Error
-		var me *model.Error
-		switch {
-		case errors.As(err, &me):
-			// A refused key is not worth a retry: the error says so.
-			ep.Recoverable = me.Recoverable
-		case errors.As(err, &se):
-			ep.Code, ep.Message = se.Code, se.Message
-		}
-		s.log.Warn("turn failed", "turn_id", t.id, "err", err)
+		ep = s.turnErrorPart(t, err)
 	}
 	a.add(ep)
 	msg, cerr := s.commitAgent(ctx, a, synccore.MessageDone)
@@ -235,6 +234,24 @@ func (s *live) endTurn(t *turn, err error) {
 		return
 	}
 	t.final = msg
+}
+
+// turnErrorPart is the error part of a turn that failed: the typed code and
+// message of a synccore.Error, else model_error; recoverable unless the
+// model said a retry cannot help (a refused key).
+func (s *live) turnErrorPart(t *turn, err error) synccore.Part {
+	ep := synccore.Part{Type: synccore.PartError, Scope: synccore.ErrorScopeTurn, Recoverable: true,
+		Code: CodeModelError, Message: err.Error()}
+	var se *synccore.Error
+	var me *model.Error
+	switch {
+	case errors.As(err, &me):
+		ep.Recoverable = me.Recoverable
+	case errors.As(err, &se):
+		ep.Code, ep.Message = se.Code, se.Message
+	}
+	s.log.Warn("turn failed", "turn_id", t.id, "err", err)
+	return ep
 }
 
 // answerUnread starts the next turn for a user message that arrived while
@@ -250,16 +267,18 @@ func (s *live) answerUnread(t *turn, err error) {
 	s.startTurn(t.id, t.lastUserSeq)
 }
 
-func actionMessage(turnID string, action synccore.Part) synccore.Message {
-	action.Sequence = 1
-	action.PartID = partID(synccore.RoleAgent, synccore.PartAction, 1)
+// singlePartMessage is a closed agent message of the turn holding one part:
+// an action or an error with no message of the turn to join.
+func singlePartMessage(turnID string, part synccore.Part) synccore.Message {
+	part.Sequence = 1
+	part.PartID = partID(synccore.RoleAgent, part.Type, 1)
 	return synccore.Message{
 		MessageID:  newID("msg_"),
 		Role:       synccore.RoleAgent,
 		State:      synccore.MessageDone,
 		TurnID:     turnID,
 		Visibility: synccore.VisibilityVisible,
-		Parts:      []synccore.Part{action},
+		Parts:      []synccore.Part{part},
 	}
 }
 
