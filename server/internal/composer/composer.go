@@ -15,19 +15,27 @@ import (
 // actions, errors and interactions never reach the model (an interaction's
 // outcome reaches it through its tool's result). An agent message becomes
 // one assistant entry per model step, each followed by the results of that
-// step's finished tools, which is the alternation chat APIs expect.
+// step's finished tools, which is the alternation chat APIs expect. A user
+// message that a turn's step read while the turn ran (a steer) is placed
+// where the agent message's read marker says, not after the whole message.
 func Compose(history []synccore.Message) []model.InputMessage {
 	out := make([]model.InputMessage, 0, len(history))
+	placed := steersRead(history)
 	for i := range history {
 		m := &history[i]
-		switch m.Role {
-		case synccore.RoleUser:
-			if in, ok := composeUser(m); ok {
-				out = append(out, in)
-			}
-		case synccore.RoleAgent:
-			out = composeAgent(out, m)
+		switch {
+		case m.Role == synccore.RoleUser && !placed[m.Sequence]:
+			out = appendUser(out, m)
+		case m.Role == synccore.RoleAgent:
+			out = composeAgent(out, m, history[i+1:])
 		}
+	}
+	return out
+}
+
+func appendUser(out []model.InputMessage, m *synccore.Message) []model.InputMessage {
+	if in, ok := composeUser(m); ok {
+		out = append(out, in)
 	}
 	return out
 }
@@ -61,12 +69,22 @@ func fileContent(p synccore.Part) model.InputContent {
 }
 
 // composeAgent appends the agent message's steps, in part order: a step is a
-// run of parts with the same step_id.
-func composeAgent(out []model.InputMessage, m *synccore.Message) []model.InputMessage {
+// run of parts with the same step_id. At a read marker it first appends the
+// user messages of later (those after the message, up to the marker's
+// sequence) that the marker's step read.
+func composeAgent(out []model.InputMessage, m *synccore.Message, later []synccore.Message) []model.InputMessage {
 	parts := m.Parts
 	for start := 0; start < len(parts); {
+		if n := readSequence(&parts[start]); n > 0 {
+			for len(later) > 0 && later[0].Sequence <= n {
+				if later[0].Role == synccore.RoleUser {
+					out = appendUser(out, &later[0])
+				}
+				later = later[1:]
+			}
+		}
 		end := start + 1
-		for end < len(parts) && parts[end].StepID == parts[start].StepID {
+		for end < len(parts) && parts[end].StepID == parts[start].StepID && readSequence(&parts[end]) == 0 {
 			end++
 		}
 		out = composeStep(out, parts[start:end])

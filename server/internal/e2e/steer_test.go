@@ -66,3 +66,35 @@ func TestSteerReadMarker(t *testing.T) {
 		}
 	}
 }
+
+// TestSteerOfAToolLoopIsReadOnce: a steer that asks for a tool loop, sent
+// while a turn waits on an approval, is read once by the step after the
+// answer, and the loop ends with one answer instead of calling its tools
+// again at every step until too_many_steps (issue 26: the composer placed
+// the steer after the whole agent message, so every step read it as new).
+func TestSteerOfAToolLoopIsReadOnce(t *testing.T) {
+	s := newServer(t, serverOpts{})
+	sid := s.createSession()
+	s.say(sid, "scenario:approval")
+	ip := s.pendingInteraction(sid)
+	s.say(sid, "scenario:tools")
+	s.answer(sid, ip.InteractionID, map[string]any{"approved": true}).expect(t, http.StatusOK, nil)
+	msgs := s.waitIdle(sid, 3)
+	agent := msgs[1]
+	tools := map[string]int{}
+	for _, p := range agent.Parts {
+		if p.Type == synccore.PartError {
+			t.Fatalf("the turn failed: %s: %s", p.Code, p.Message)
+		}
+		if p.Type == synccore.PartTool {
+			tools[p.ToolName]++
+		}
+	}
+	if len(msgs) != 3 || agent.State != synccore.MessageDone {
+		t.Fatalf("history: %s", summary(msgs))
+	}
+	// scenario:tools calls get_weather and calculator once each.
+	if tools["get_weather"] != 1 || tools["calculator"] != 1 {
+		t.Fatalf("the steer's tools ran %v times, want once each", tools)
+	}
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"strconv"
 
+	"github.com/agentsync/agentsync/server/internal/composer"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -12,7 +13,8 @@ import (
 // written by steps that had read user message N (and those before it). A
 // client places what follows the marker after message N, so a reply never
 // shows above the message it answers (docs/protocol.md §2).
-const DataTypeRead = "agentsync.read"
+// The composer places the steer there for the model too.
+const DataTypeRead = composer.DataTypeRead
 
 // markRead appends the read marker to the turn's agent message at the start
 // of step st when the step reads a user message no earlier step of the turn
