@@ -353,8 +353,11 @@ function renderSubtitle(view) {
   // Notes (settings changes) are not messages of the conversation.
   const notes = view.messages.filter(isNoteOnly).length;
   const shown = view.messages.length - notes;
+  // total counts every message the session created, internal ones (a
+  // retry's recovery prompt) included: "N of total" only while older
+  // history is still to load.
   const total = (view.total ?? view.messages.length) - notes;
-  const count = shown === total ? plural(total, 'message') : `${shown} of ${plural(total, 'message')}`;
+  const count = view.has_more_older ? `${shown} of ${plural(total, 'message')}` : plural(shown, 'message');
   setText(ui.sub, count);
   ui.sub.title = '';
   clearTimeout(digestTimer);
