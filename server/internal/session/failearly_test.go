@@ -72,3 +72,54 @@ func TestTurnFailingBeforeItSaysAnything(t *testing.T) {
 		t.Fatalf("after retry: %+v", answer)
 	}
 }
+
+// slowComposer is a provider whose n-th call (the summary the composer asks
+// for before the second turn's agent message exists) waits for the test.
+type slowComposer struct {
+	calls   atomic.Int32
+	hold    int32
+	waiting chan struct{}
+	release chan struct{}
+}
+
+func (p *slowComposer) ContextBudget() int { return 1 }
+
+func (p *slowComposer) Stream(ctx context.Context, req model.Request, emit func(model.Event) error) error {
+	if p.calls.Add(1) == p.hold {
+		close(p.waiting)
+		select {
+		case <-p.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return model.Scripted{}.Stream(ctx, req, emit)
+}
+
+// The placement rule's middle branch: an action sent while the target turn
+// runs but has no agent message yet becomes an agent message of that turn
+// holding only the action; the turn's own message follows it.
+func TestActionBeforeTheTurnsAgentMessage(t *testing.T) {
+	p := &slowComposer{hold: 2, waiting: make(chan struct{}), release: make(chan struct{})}
+	e := newEnv(t, Config{Models: model.Registry{model.DefaultName: p, "other": model.Scripted{}}})
+	sid := e.session("")
+	e.post(sid, "hello")
+	e.waitIdle()
+	user := e.post(sid, "again")
+	<-p.waiting // the second turn is composing: no agent message yet
+	got, err := e.m.Action(e.ctx, sid, Action{ActionType: ActionSetModel, Value: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(p.release)
+	e.waitIdle()
+	if got.Role != synccore.RoleAgent || got.State != synccore.MessageDone || got.TurnID != user.TurnID ||
+		len(got.Parts) != 1 || got.Parts[0].Type != synccore.PartAction || got.Sequence != user.Sequence+1 {
+		t.Fatalf("the action's message: %+v (the turn's user message: %+v)", got, user)
+	}
+	answer := e.lastAgent(sid)
+	if answer.Sequence != got.Sequence+1 || answer.TurnID != user.TurnID || len(partsOf(answer, synccore.PartAction)) != 0 ||
+		textOf(answer, synccore.PartText) == "" {
+		t.Fatalf("the turn's answer after the action: %+v", answer)
+	}
+}
