@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -78,7 +79,7 @@ func (a *API) Messages(ctx context.Context, sessionID string, limit int, beforeS
 	if err != nil {
 		return synccore.MessagePage{}, err
 	}
-	return synccore.DecodePage(raw) // the same decoder the core uses; a typed malformed error
+	return wire.DecodePage(raw) // the same decoder the core uses; a typed malformed error
 
 }
 
@@ -277,5 +278,5 @@ func serverError(resp *http.Response, data []byte) error {
 	if err == nil && e.Code != "" {
 		return &e
 	}
-	return synccore.Errorf(synccore.CodeForHTTPStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
+	return synccore.Errorf(wire.CodeForHTTPStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store/sqlite"
@@ -267,7 +268,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	if got, want := c.View().Messages.Len(), len(page.Items); got != want {
 		t.Errorf("view holds %d messages, server %d", got, want)
 	}
-	if got := synccore.DigestMessages(page.Items); got != serverDigest {
+	if got := wire.DigestMessages(page.Items); got != serverDigest {
 		t.Errorf("digest of the page read over HTTP %s, server's %s", got, serverDigest)
 	}
 	watch.checkFinal(t, page.Items)

@@ -2,7 +2,7 @@ package synccore
 
 // Error codes. The same strings are used by the server's HTTP errors
 // ({code, message}), by error frames and by the core's Output. Their HTTP
-// statuses are in ErrorCodes (errcodes.go), the one table.
+// statuses are in errorCodes (errcodes.go), the one table.
 const (
 	CodeMalformed        = "malformed"          // bytes that do not decode as the expected msgpack shape
 	CodeUnknownEvent     = "unknown_event"      // an event type the core does not know

@@ -20,11 +20,11 @@ func textPart(id string, seq int64, state, text string) Part {
 }
 
 func framesEvent(frames ...Frame) Event {
-	return Event{Type: EvFrames, Data: EncodeFrames(frames)}
+	return Event{Type: EvFrames, Data: encodeFrames(frames)}
 }
 
 func pageEvent(req uint64, p MessagePage) Event {
-	return Event{Type: EvPage, RequestID: req, Data: EncodePage(p)}
+	return Event{Type: EvPage, RequestID: req, Data: encodePage(p)}
 }
 
 func mustHandle(t testing.TB, c *Client, ev Event) []Command {

@@ -1,10 +1,17 @@
 // Package synccore is the canonical model of an agent session and the pure,
 // sans-IO client state machine that keeps a view of it exact.
 //
-// It imports nothing of this repository, touches no network, clock or
-// randomness, and never iterates a map where order could leak into output:
-// the same events always give the same commands, view and digest, natively,
-// under wazero and in JavaScript engines.
+// Its API is the model (Message, Part, Frame, the events and commands),
+// Client, the changes a host patches its copy with (Changes, Mirror,
+// MessageList) and the typed errors. The codec, the digest and the
+// WebAssembly module's byte calls are internal/wire's, for this module's
+// server and hosts.
+//
+// It imports nothing of this repository but a leaf internal package
+// (internal/corelink), touches no network, clock or randomness, and never
+// iterates a map where order could leak into output: the same events always
+// give the same commands, view and digest, natively, under wazero and in
+// JavaScript engines.
 package synccore
 
 // Role says who wrote a message.

@@ -44,7 +44,7 @@ type Expect struct {
 	Error     string             `json:"error,omitempty"` // the Output's error code, if any
 	OutputB64 string             `json:"output_b64"`
 	// View, when present, is the view after the step in readable form, and
-	// Digest its exact digest (View.Digest, synccore.DigestMessages).
+	// Digest its exact digest (View.Digest, wire.DigestMessages).
 	View   *ViewSummary `json:"view,omitempty"`
 	Digest string       `json:"digest,omitempty"`
 }
