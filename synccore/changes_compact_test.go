@@ -77,7 +77,7 @@ func TestPartFrameKeptText(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := uint64(2)
-	part := func(state, text string) {
+	part := func(state PartState, text string) {
 		p := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: state, Text: text}
 		c.handleBytes(encodeEvent(framesEvent(Frame{Seq: seq, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &p})))
 		seq++

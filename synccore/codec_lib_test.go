@@ -186,7 +186,8 @@ func (g gen) value(depth int) any {
 
 func (g gen) part() Part {
 	p := Part{PartID: g.str(), Sequence: g.i64(), Type: PartType(g.str())}
-	for _, s := range []*string{&p.StepID, &p.State, &p.Text, &p.Tag, &p.Context, &p.URL, &p.MediaType,
+	p.State = PartState(g.str())
+	for _, s := range []*string{&p.StepID, &p.Text, &p.Tag, &p.Context, &p.URL, &p.MediaType,
 		&p.Filename, &p.DataType, &p.DataID, &p.ToolCallID, &p.ToolName, &p.InteractionID, &p.Status,
 		&p.ActionID, &p.ActionType, &p.Title, &p.Scope, &p.Code, &p.Message} {
 		if g.n(3) == 0 {

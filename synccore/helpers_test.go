@@ -15,7 +15,7 @@ func agentMsg(id string, seq, rev int64, state MessageState, parts ...Part) Mess
 		State: state, TurnID: "t1", Visibility: VisibilityVisible, CreatedAt: 1000 + seq, Parts: parts}
 }
 
-func textPart(id string, seq int64, state, text string) Part {
+func textPart(id string, seq int64, state PartState, text string) Part {
 	return Part{PartID: id, Sequence: seq, Type: PartText, State: state, Text: text, StepID: "st1"}
 }
 

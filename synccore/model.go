@@ -58,21 +58,27 @@ const (
 	PartError       PartType = "error"
 )
 
+// PartState is a part's own state (Part.State): streaming or done for text
+// and reasoning, a Tool* state for tools, an Action* state for actions.
+// Each constant is named as the wire names its value (docs/protocol.md §2):
+// ToolAwaitingApproval is "awaiting-approval".
+type PartState string
+
 // Streaming states of text and reasoning parts.
 const (
-	StateStreaming = "streaming"
-	StateDone      = "done"
+	StateStreaming PartState = "streaming"
+	StateDone      PartState = "done"
 )
 
 // Tool states: the whole life of one tool call lives in one part.
 const (
-	ToolInputStreaming  = "input-streaming"   // the model is still writing the input
-	ToolInputAvailable  = "input-available"   // input complete, not yet running
-	ToolAwaitingApprove = "awaiting-approval" // suspended on an interaction
-	ToolRunning         = "running"
-	ToolOutputAvailable = "output-available" // finished with output
-	ToolOutputError     = "output-error"     // finished with an error (output holds it)
-	ToolOutputDenied    = "output-denied"    // the user denied the call
+	ToolInputStreaming   PartState = "input-streaming"   // the model is still writing the input
+	ToolInputAvailable   PartState = "input-available"   // input complete, not yet running
+	ToolAwaitingApproval PartState = "awaiting-approval" // suspended on an interaction
+	ToolRunning          PartState = "running"
+	ToolOutputAvailable  PartState = "output-available" // finished with output
+	ToolOutputError      PartState = "output-error"     // finished with an error (output holds it)
+	ToolOutputDenied     PartState = "output-denied"    // the user denied the call
 )
 
 // Interaction statuses.
@@ -84,9 +90,9 @@ const (
 
 // Action states.
 const (
-	ActionPending   = "pending"
-	ActionCompleted = "completed"
-	ActionFailed    = "failed"
+	ActionPending   PartState = "pending"
+	ActionCompleted PartState = "completed"
+	ActionFailed    PartState = "failed"
 )
 
 // Error scopes.
@@ -112,7 +118,7 @@ type Part struct {
 	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty" codec:"shared"`
 	// State is the part's own state: streaming/done for text and reasoning,
 	// a Tool* state for tools, an Action* state for actions.
-	State string `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"`
+	State PartState `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"`
 
 	// text, reasoning
 	Text string `msgpack:"text,omitempty" json:"text,omitempty"`

@@ -61,7 +61,7 @@ func validatePart(role Role, p *Part) error {
 		}
 	case PartTool:
 		switch p.State {
-		case ToolInputStreaming, ToolInputAvailable, ToolAwaitingApprove, ToolRunning,
+		case ToolInputStreaming, ToolInputAvailable, ToolAwaitingApproval, ToolRunning,
 			ToolOutputAvailable, ToolOutputError, ToolOutputDenied:
 		default:
 			return Errorf(CodeInvalidPart, "part %q: tool state %q is not a tool state", p.PartID, p.State)

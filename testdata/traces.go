@@ -140,7 +140,7 @@ func Summarize(v synccore.View) ViewSummary {
 		ms := MessageSummary{ID: m.MessageID, Sequence: m.Sequence, Revision: m.Revision,
 			Role: string(m.Role), State: string(m.State), Parts: []PartSummary{}}
 		for _, p := range m.Parts {
-			ps := PartSummary{ID: p.PartID, Type: string(p.Type), State: p.State}
+			ps := PartSummary{ID: p.PartID, Type: string(p.Type), State: string(p.State)}
 			switch p.Type {
 			case synccore.PartText, synccore.PartReasoning:
 				ps.Text = p.Text
