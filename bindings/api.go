@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/httpwire"
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
