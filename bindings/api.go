@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsync/agentsync/httpwire"
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -34,42 +36,6 @@ type API struct {
 	HTTPClient *http.Client
 }
 
-// Session is one session as the server lists it.
-type Session struct {
-	SessionID    string `msgpack:"session_id" json:"session_id"`
-	Model        string `msgpack:"model" json:"model"`
-	ApprovalMode string `msgpack:"approval_mode,omitempty" json:"approval_mode,omitempty"`
-	CreatedAt    int64  `msgpack:"created_at" json:"created_at"`
-	UpdatedAt    int64  `msgpack:"updated_at,omitempty" json:"updated_at,omitempty"`
-	HeadSequence int64  `msgpack:"head_sequence" json:"head_sequence"`
-}
-
-// Action types of POST /v1/sessions/{id}/actions.
-const (
-	ActionStop            = "stop"
-	ActionSetModel        = "set_model"
-	ActionSetApprovalMode = "set_approval_mode"
-)
-
-// CreateSession creates a session; an empty model is the server's default.
-func (a *API) CreateSession(ctx context.Context, model string) (Session, error) {
-	var s Session
-	body := struct {
-		Model string `msgpack:"model,omitempty"`
-	}{model}
-	err := a.do(ctx, http.MethodPost, "/v1/sessions", nil, body, &s)
-	return s, err
-}
-
-// Sessions lists the sessions, newest first.
-func (a *API) Sessions(ctx context.Context) ([]Session, error) {
-	var list struct {
-		Items []Session `msgpack:"items"`
-	}
-	err := a.do(ctx, http.MethodGet, "/v1/sessions", nil, nil, &list)
-	return list.Items, err
-}
-
 // Messages reads one page of a session's history from the server's
 // snapshot: the newest limit messages with sequence < beforeSequence (0:
 // up to the head), oldest first. A limit of 0 is the server's default.
@@ -78,7 +44,7 @@ func (a *API) Messages(ctx context.Context, sessionID string, limit int, beforeS
 	if err != nil {
 		return synccore.MessagePage{}, err
 	}
-	return synccore.DecodePage(raw) // the same decoder the core uses; a typed malformed error
+	return wire.DecodePage(raw) // the same decoder the core uses; a typed malformed error
 
 }
 
@@ -129,10 +95,7 @@ type SendOptions struct {
 // failure), refused for the rate (429) or by a draining server (503) is
 // sent again after the server's Retry-After or a backoff (send.go).
 func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.Part, opts SendOptions) (synccore.Message, error) {
-	body := struct {
-		Parts      []synccore.Part     `msgpack:"parts"`
-		Visibility synccore.Visibility `msgpack:"visibility,omitempty"`
-	}{parts, opts.Visibility}
+	body := httpwire.PostMessageRequest{Parts: parts, Visibility: opts.Visibility}
 	key := opts.IdempotencyKey
 	if key == "" {
 		key = newIdempotencyKey()
@@ -144,34 +107,28 @@ func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.P
 	return m, err
 }
 
-// Answer answers a pending interaction: {"approved": bool} for approvals,
-// {"answer": string} for questions (see Approve and Reply). It returns the
-// agent message holding the interaction.
-func (a *API) Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error) {
-	body := struct {
-		Response any `msgpack:"response"`
-	}{response}
+// Answer answers a pending interaction: Approval(bool) for an approval,
+// Reply(string) for a question. It returns the agent message holding the
+// interaction.
+func (a *API) Answer(ctx context.Context, sessionID, interactionID string, response InteractionResponse) (synccore.Message, error) {
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, body, &m)
+	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, httpwire.AnswerRequest{Response: response}, &m)
 	return m, err
 }
 
 // Approval is the response to an approval interaction.
-func Approval(approved bool) map[string]any { return map[string]any{"approved": approved} }
+func Approval(approved bool) InteractionResponse { return httpwire.Approve(approved) }
 
 // Reply is the response to a question interaction.
-func Reply(answer string) map[string]any { return map[string]any{"answer": answer} }
+func Reply(answer string) InteractionResponse { return httpwire.Reply(answer) }
 
-// Action runs a session operation (ActionStop, ActionSetModel with a model
-// name, ActionSetApprovalMode with a mode) and returns the message holding
-// the action part.
-func (a *API) Action(ctx context.Context, sessionID, actionType, value string) (synccore.Message, error) {
-	body := struct {
-		ActionType string `msgpack:"action_type"`
-		Value      string `msgpack:"value,omitempty"`
-	}{actionType, value}
+// Action runs a session operation (ActionStop; ActionSetModel with a model
+// name of Session.Models; ActionSetApprovalMode with httpwire.ApprovalAsk
+// or ApprovalAuto; ActionRetry after a turn ended with a recoverable error)
+// and returns the message holding the action part.
+func (a *API) Action(ctx context.Context, sessionID string, actionType ActionType, value string) (synccore.Message, error) {
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, body, &m)
+	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, httpwire.ActionRequest{ActionType: actionType, Value: value}, &m)
 	return m, err
 }
 
@@ -277,5 +234,5 @@ func serverError(resp *http.Response, data []byte) error {
 	if err == nil && e.Code != "" {
 		return &e
 	}
-	return synccore.Errorf(synccore.CodeForHTTPStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
+	return synccore.Errorf(wire.CodeForHTTPStatus(resp.StatusCode), "HTTP %s: %s", resp.Status, bytes.TrimSpace(data))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
@@ -57,7 +58,7 @@ func TestCoresTellServerInternalFromBroken(t *testing.T) {
 	for _, c := range cores {
 		sawInternal := false
 		for i, s := range tr.Steps {
-			ev, err := synccore.DecodeEvent(s.Event)
+			ev, err := wire.DecodeEvent(s.Event)
 			if err != nil {
 				t.Fatalf("%s step %d: decode: %v", c.name, i+1, err)
 			}
@@ -142,8 +143,8 @@ func (f *faultCore) inject(ev synccore.Event) (synccore.Event, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.armed && ev.Type == synccore.EvFrames {
-		if frames, err := synccore.DecodeFrames(ev.Data); err == nil && len(frames) > 0 && frames[0].Seq > 1 {
-			ev.Data = synccore.EncodeFrames([]synccore.Frame{{
+		if frames, err := wire.DecodeFrames(ev.Data); err == nil && len(frames) > 0 && frames[0].Seq > 1 {
+			ev.Data = wire.EncodeFrames([]synccore.Frame{{
 				Seq: frames[0].Seq, Kind: synccore.FrameError,
 				Code: synccore.CodeInternal, Reason: "injected by the test",
 			}})

@@ -316,12 +316,13 @@ func (c *Client) SendWith(ctx context.Context, parts []synccore.Part, opts SendO
 }
 
 // Answer answers a pending interaction (see Approval and Reply).
-func (c *Client) Answer(ctx context.Context, interactionID string, response any) (synccore.Message, error) {
+func (c *Client) Answer(ctx context.Context, interactionID string, response InteractionResponse) (synccore.Message, error) {
 	return c.api.Answer(ctx, c.cfg.SessionID, interactionID, response)
 }
 
-// Action runs a session operation (ActionStop, ActionSetModel...).
-func (c *Client) Action(ctx context.Context, actionType, value string) (synccore.Message, error) {
+// Action runs a session operation (ActionStop, ActionSetModel,
+// ActionSetApprovalMode, ActionRetry; see API.Action).
+func (c *Client) Action(ctx context.Context, actionType ActionType, value string) (synccore.Message, error) {
 	return c.api.Action(ctx, c.cfg.SessionID, actionType, value)
 }
 

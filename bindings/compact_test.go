@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -105,7 +106,7 @@ func TestWasmCompactTakesProperty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := synccore.DigestMessages(mirror.Messages().Values()); got != v.Digest {
+			if got := wire.DigestMessages(mirror.Messages().Values()); got != v.Digest {
 				t.Fatalf("seed %d step %d (%d frames): the mirror's digest %s, the core's %s", seed, step, len(frames), got, v.Digest)
 			}
 		}

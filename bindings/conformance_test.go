@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
 )
@@ -37,11 +38,11 @@ func TestConformanceWasm(t *testing.T) {
 				if err != nil {
 					t.Fatalf("step %d (%s): %v", i+1, s.Note, err)
 				}
-				if want := native.HandleBytes(s.Event); !bytes.Equal(got, want) {
+				if want := wire.HandleBytes(native, s.Event); !bytes.Equal(got, want) {
 					t.Fatalf("step %d (%s): wasm output differs from native:\n wasm   %x\n native %x", i+1, s.Note, got, want)
 				}
 				if !bytes.Equal(got, s.Output) {
-					gotOut, _ := synccore.DecodeOutput(got)
+					gotOut, _ := wire.DecodeOutput(got)
 					t.Fatalf("step %d (%s): output\n got  %+v\n want %+v", i+1, s.Note, gotOut, s.Commands)
 				}
 				if s.Digest == "" {
@@ -67,7 +68,7 @@ func TestConformanceWasm(t *testing.T) {
 				// Every message of the view reads back alone, identical.
 				for _, m := range v.Messages {
 					one, ok, err := w.Message(m.MessageID)
-					if err != nil || !ok || synccore.DigestMessages([]synccore.Message{one}) != synccore.DigestMessages([]synccore.Message{m}) {
+					if err != nil || !ok || wire.DigestMessages([]synccore.Message{one}) != wire.DigestMessages([]synccore.Message{m}) {
 						t.Fatalf("step %d: message %s: ok %v err %v", i+1, m.MessageID, ok, err)
 					}
 				}
@@ -95,7 +96,7 @@ func TestConformanceWasmTypedAPI(t *testing.T) {
 			n := NewNativeCore()
 			defer n.Close()
 			for i, s := range tr.Steps {
-				ev, err := synccore.DecodeEvent(s.Event)
+				ev, err := wire.DecodeEvent(s.Event)
 				if err != nil {
 					// A malformed event has no typed form; the byte test covers it.
 					continue

@@ -33,7 +33,7 @@ type Core interface {
 	// into the Changes they stand for). The changes are nil when the event
 	// broke the core.
 	HandleChanges(ev synccore.Event) ([]synccore.Command, *synccore.Changes, error)
-	// Digest is the hex SHA-256 of the view's messages (synccore.DigestMessages).
+	// Digest is the hex SHA-256 of the view's messages (wire.DigestMessages).
 	Digest() (string, error)
 	// Close releases the core; later calls return a closed error.
 	Close() error

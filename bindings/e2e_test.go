@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store/sqlite"
@@ -144,7 +145,7 @@ func pendingInteraction(v View) (string, bool) {
 
 // runTurn sends text and drives the turn to its end, answering any
 // interaction with answer (when not nil).
-func runTurn(ctx context.Context, t *testing.T, c *Client, text string, answer any) {
+func runTurn(ctx context.Context, t *testing.T, c *Client, text string, answer *InteractionResponse) {
 	t.Helper()
 	msg, err := c.Send(ctx, synccore.Part{Type: synccore.PartText, Text: text})
 	if err != nil {
@@ -160,7 +161,7 @@ func runTurn(ctx context.Context, t *testing.T, c *Client, text string, answer a
 		if err != nil {
 			t.Fatalf("%q: wait for the interaction: %v (status %s)", text, err, c.Status())
 		}
-		if _, err := c.Answer(ctx, id, answer); err != nil {
+		if _, err := c.Answer(ctx, id, *answer); err != nil {
 			t.Fatalf("%q: answer %s: %v", text, id, err)
 		}
 	}
@@ -217,14 +218,14 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 
 	turns := []struct {
 		text   string
-		answer any
+		answer *InteractionResponse
 	}{
 		{"scenario:text chars=3000 delta=7", nil},
 		{"scenario:tools city=Paris", nil},
-		{"scenario:approval to=a@example.com", Approval(true)},
+		{"scenario:approval to=a@example.com", ptr(Approval(true))},
 		{"scenario:reasoning chars=1500 delta=5", nil},
-		{"scenario:approval to=b@example.com", Approval(false)},
-		{"scenario:question", Reply("blue")},
+		{"scenario:approval to=b@example.com", ptr(Approval(false))},
+		{"scenario:question", ptr(Reply("blue"))},
 		{"scenario:error chars=800", nil},
 		{"scenario:long chars=20000 delta=16", nil},
 		{"scenario:data", nil},
@@ -267,7 +268,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	if got, want := c.View().Messages.Len(), len(page.Items); got != want {
 		t.Errorf("view holds %d messages, server %d", got, want)
 	}
-	if got := synccore.DigestMessages(page.Items); got != serverDigest {
+	if got := wire.DigestMessages(page.Items); got != serverDigest {
 		t.Errorf("digest of the page read over HTTP %s, server's %s", got, serverDigest)
 	}
 	watch.checkFinal(t, page.Items)
@@ -287,3 +288,5 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	t.Logf("%d turns, %d cuts, %d views observed, %d messages, digest %s",
 		len(turns), cuts.Load(), watch.views, len(page.Items), serverDigest[:12])
 }
+
+func ptr[T any](v T) *T { return &v }

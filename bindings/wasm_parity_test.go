@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -55,7 +56,7 @@ func TestWasmParityOddValues(t *testing.T) {
 	for _, core := range []bindings.Core{native, wasm} {
 		steps := []synccore.Event{
 			{Type: synccore.EvStart, SessionID: "s1"},
-			{Type: synccore.EvFrames, Data: synccore.EncodeFrames([]synccore.Frame{{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1"}})},
+			{Type: synccore.EvFrames, Data: wire.EncodeFrames([]synccore.Frame{{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1"}})},
 			{Type: synccore.EvPage, RequestID: 1, Data: data},
 		}
 		for _, ev := range steps {
@@ -76,7 +77,7 @@ func TestWasmParityOddValues(t *testing.T) {
 		t.Fatalf("digest: native %s, wasm %s", nv.Digest, wv.Digest)
 	}
 	// Compare through the wire form (NaN is not equal to itself).
-	nb, wb := synccore.EncodeView(nv), synccore.EncodeView(wv)
+	nb, wb := wire.EncodeView(nv), wire.EncodeView(wv)
 	if !reflect.DeepEqual(nb, wb) {
 		t.Fatalf("views differ:\nnative %x\nwasm   %x", nb, wb)
 	}

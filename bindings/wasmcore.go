@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -146,7 +147,7 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 	if err != nil {
 		return nil, w.fail(err)
 	}
-	out, err := synccore.DecodeOutput(b)
+	out, err := wire.DecodeOutput(b)
 	if err != nil {
 		return nil, w.fail(brokenf("decode wasm output: %v", err))
 	}
@@ -157,7 +158,7 @@ func (w *WasmCore) Handle(ev synccore.Event) ([]synccore.Command, error) {
 }
 
 // HandleChanges implements Core: the frames go in as Handle's do, and one
-// call answers the Output and the changes (synccore.DecodeHandleChanges).
+// call answers the Output and the changes (wire.DecodeHandleChanges).
 // The call is agentsync_handle_compact: a delta that continues the part
 // the previous take appended to comes back in the result's 64 bits, and
 // its Changes is built here from that take's, with no bytes read.
@@ -185,7 +186,7 @@ func (w *WasmCore) HandleChanges(ev synccore.Event) ([]synccore.Command, *syncco
 	if err != nil {
 		return nil, nil, w.fail(err)
 	}
-	hc, err := synccore.DecodeHandleChanges(b)
+	hc, err := wire.DecodeHandleChanges(b)
 	if err != nil {
 		return nil, nil, w.fail(brokenf("decode wasm handle_changes: %v", err))
 	}
@@ -211,7 +212,7 @@ func (w *WasmCore) compactChanges(v uint32, in [][]byte) (*synccore.Changes, err
 	if w.compactID == "" {
 		return nil, brokenf("wasm compact answer without a previous append")
 	}
-	part, at := synccore.SplitCompactAppend(v)
+	part, at := wire.SplitCompactAppend(v)
 	for _, p := range in[:len(in)-1] {
 		at -= len(p)
 	}
@@ -234,7 +235,7 @@ func (w *WasmCore) eventInput(ev *synccore.Event) [][]byte {
 		w.in[0], w.in[1] = w.hdr, ev.Data
 		return w.in[:]
 	}
-	w.in[0] = synccore.EncodeEvent(*ev)
+	w.in[0] = wire.EncodeEvent(*ev)
 	return w.in[:1]
 }
 
@@ -248,7 +249,7 @@ func answerError(b []byte) *synccore.Error {
 	if len(b) < len(errorOutputPrefix) || string(b[:len(errorOutputPrefix)]) != errorOutputPrefix {
 		return nil
 	}
-	out, err := synccore.DecodeOutput(b)
+	out, err := wire.DecodeOutput(b)
 	if err != nil {
 		return nil
 	}
@@ -269,7 +270,7 @@ func (w *WasmCore) View() (synccore.View, error) {
 	if e := answerError(b); e != nil {
 		return synccore.View{}, w.moduleError(e)
 	}
-	v, err := synccore.DecodeView(b)
+	v, err := wire.DecodeView(b)
 	if err != nil {
 		return synccore.View{}, w.fail(brokenf("decode wasm view: %v", err))
 	}
@@ -293,7 +294,7 @@ func (w *WasmCore) Message(id string) (synccore.Message, bool, error) {
 	if e := answerError(b); e != nil {
 		return synccore.Message{}, false, w.moduleError(e)
 	}
-	m, err := synccore.DecodeMessage(b)
+	m, err := wire.DecodeMessage(b)
 	if err != nil {
 		return synccore.Message{}, false, w.fail(brokenf("decode wasm message: %v", err))
 	}
@@ -315,7 +316,7 @@ func (w *WasmCore) Changes() (synccore.Changes, error) {
 	if e := answerError(b); e != nil {
 		return synccore.Changes{}, w.moduleError(e)
 	}
-	ch, err := synccore.DecodeChanges(b)
+	ch, err := wire.DecodeChanges(b)
 	if err != nil {
 		return synccore.Changes{}, w.fail(brokenf("decode wasm changes: %v", err))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
@@ -178,13 +179,13 @@ func TestChangesParityWasmNative(t *testing.T) {
 			if _, err := w.handleRaw(s.Event); err != nil {
 				t.Fatalf("%s step %d: %v", tr.Name, i+1, err)
 			}
-			n.HandleBytes(s.Event)
+			wire.HandleBytes(n, s.Event)
 			wc, err1 := w.Changes()
 			nc, err2 := n.TakeChanges(), error(nil)
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s step %d: changes: wasm %v, native %v", tr.Name, i+1, err1, err2)
 			}
-			if a, b := synccore.EncodeChanges(wc), synccore.EncodeChanges(nc); string(a) != string(b) {
+			if a, b := wire.EncodeChanges(wc), wire.EncodeChanges(nc); string(a) != string(b) {
 				t.Fatalf("%s step %d: changes differ\nwasm   %+v\nnative %+v", tr.Name, i+1, wc, nc)
 			}
 		}

@@ -1,9 +1,12 @@
 package bindings
 
-import "github.com/agentsync/agentsync/synccore"
+import (
+	"github.com/agentsync/agentsync/internal/wire"
+	"github.com/agentsync/agentsync/synccore"
+)
 
 // The per-frame path of WasmCore.Handle writes a frames event as its
-// header (synccore.AppendFramesEventHeader) followed by the frame bytes,
+// header (wire.AppendFramesEventHeader) followed by the frame bytes,
 // straight into the module's memory: no host-side copy of the data. Every
 // other event is encoded with synccore's codec, and every answer decoded
 // with it.
@@ -15,4 +18,4 @@ func isPlainFrames(ev *synccore.Event) bool {
 }
 
 // appendFramesEventHeader appends the event's bytes before its data.
-func appendFramesEventHeader(b []byte, n int) []byte { return synccore.AppendFramesEventHeader(b, n) }
+func appendFramesEventHeader(b []byte, n int) []byte { return wire.AppendFramesEventHeader(b, n) }

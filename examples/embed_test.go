@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -140,8 +141,8 @@ func TestEmbedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.Digest(ctx); err != nil || got != synccore.DigestMessages(page.Items) {
-		t.Fatalf("alice's view digest %s (%v), snapshot %s", got, err, synccore.DigestMessages(page.Items))
+	if got, err := c.Digest(ctx); err != nil || got != wire.DigestMessages(page.Items) {
+		t.Fatalf("alice's view digest %s (%v), snapshot %s", got, err, wire.DigestMessages(page.Items))
 	}
 	// A browser signed in with the cookie lists the same session.
 	if status, body := appCall(t, "GET", agent+"/v1/sessions", "", "Cookie: app_session="+alice); status != http.StatusOK || !strings.Contains(string(body), sess.SessionID) {

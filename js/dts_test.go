@@ -79,7 +79,9 @@ func loadEnums(t *testing.T) enums {
 	for name, v := range values {
 		if typ := typeOf[name]; typ != "" {
 			e[typ] = append(e[typ], v)
-			continue
+			if typ != "PartState" { // a part's states are grouped by their kind's prefix too
+				continue
+			}
 		}
 		for _, prefix := range []string{"Tool", "Interaction", "Action", "ErrorScope", "State", "Status", "Cmd", "Ev"} {
 			if strings.HasPrefix(name, prefix) && len(name) > len(prefix) && name[len(prefix)] >= 'A' && name[len(prefix)] <= 'Z' {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
@@ -104,7 +105,7 @@ func TestCloseDrains(t *testing.T) {
 			got.State, got.Revision, len(got.Parts), closing[0].Revision, len(closing[0].Parts))
 	}
 	want, err := next.srv.Digest(context.Background(), sid)
-	if err != nil || want != synccore.DigestMessages(page.Items) {
-		t.Fatalf("digest of the read-back page %s, server %s (%v)", synccore.DigestMessages(page.Items), want, err)
+	if err != nil || want != wire.DigestMessages(page.Items) {
+		t.Fatalf("digest of the read-back page %s, server %s (%v)", wire.DigestMessages(page.Items), want, err)
 	}
 }

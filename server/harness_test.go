@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/store/sqlite"
@@ -164,7 +165,7 @@ func readFrames(c *websocket.Conn, timeout time.Duration) ([]synccore.Frame, err
 	if err != nil {
 		return nil, err
 	}
-	return synccore.DecodeFrames(data)
+	return wire.DecodeFrames(data)
 }
 
 // fromIP is an HTTP client whose connections leave from the loopback

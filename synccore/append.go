@@ -12,8 +12,8 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 // On failure (an `any` field holding a value msgpack cannot represent, such
 // as a channel) they return dst unchanged and a CodeInternal error.
 
-// AppendFrames appends one WebSocket message, a msgpack array of frames.
-func AppendFrames(dst []byte, frames []Frame) ([]byte, error) {
+// appendFrameList appends one WebSocket message, a msgpack array of frames.
+func appendFrameList(dst []byte, frames []Frame) ([]byte, error) {
 	b := msgp.AppendArrayHeader(dst, len(frames))
 	var err error
 	for i := range frames {
@@ -24,8 +24,8 @@ func AppendFrames(dst []byte, frames []Frame) ([]byte, error) {
 	return b, nil
 }
 
-// AppendPage appends a messages() page.
-func AppendPage(dst []byte, p *MessagePage) ([]byte, error) {
+// appendPageChecked appends a messages() page.
+func appendPageChecked(dst []byte, p *MessagePage) ([]byte, error) {
 	b, err := appendMessagePage(dst, p)
 	if err != nil {
 		return dst, asError(err)
@@ -33,8 +33,8 @@ func AppendPage(dst []byte, p *MessagePage) ([]byte, error) {
 	return b, nil
 }
 
-// AppendMessage appends one message.
-func AppendMessage(dst []byte, m *Message) ([]byte, error) {
+// appendMessageChecked appends one message.
+func appendMessageChecked(dst []byte, m *Message) ([]byte, error) {
 	b, err := appendMessage(dst, m)
 	if err != nil {
 		return dst, asError(err)
@@ -42,8 +42,8 @@ func AppendMessage(dst []byte, m *Message) ([]byte, error) {
 	return b, nil
 }
 
-// AppendPart appends one part: the body format of a stored part.
-func AppendPart(dst []byte, p *Part) ([]byte, error) {
+// appendPartChecked appends one part: the body format of a stored part.
+func appendPartChecked(dst []byte, p *Part) ([]byte, error) {
 	b, err := appendPart(dst, p)
 	if err != nil {
 		return dst, asError(err)
@@ -51,11 +51,11 @@ func AppendPart(dst []byte, p *Part) ([]byte, error) {
 	return b, nil
 }
 
-// DecodePart decodes one part, as AppendPart writes it (or msgpack/v5 with
+// decodePartBytes decodes one part, as appendPartChecked writes it (or msgpack/v5 with
 // any key order, unknown keys skipped). It checks the shape only (see
-// ValidatePart). Every string is copied, so b may be memory the caller
+// validatePartValue). Every string is copied, so b may be memory the caller
 // reuses, such as a blob owned by SQLite.
-func DecodePart(b []byte) (Part, error) {
+func decodePartBytes(b []byte) (Part, error) {
 	var p Part
 	if len(b) == 0 {
 		return p, Errorf(CodeMalformed, "part: empty input")
@@ -68,11 +68,11 @@ func DecodePart(b []byte) (Part, error) {
 	return p, nil
 }
 
-// AppendFramesEventHeader appends what EncodeEvent writes for
+// appendFramesEventHeader appends what encodeEvent writes for
 // Event{Type: EvFrames, Data: data} before data's bytes, for len(data) = n:
 // a host can write a WebSocket message's bytes after it, straight into the
 // core's memory, without encoding the event around a copy.
-func AppendFramesEventHeader(dst []byte, n int) []byte {
+func appendFramesEventHeader(dst []byte, n int) []byte {
 	if n == 0 { // Data is omitempty: a map of the type alone
 		return msgp.AppendKeyStr(append(dst, 0x81), keyEventType, EvFrames)
 	}

@@ -106,27 +106,27 @@ func TestAppendMatchesMarshal(t *testing.T) {
 		sameBytes(t, what, b[len(prefix):], libEncode(t, v))
 	}
 	for _, p := range []*Part{&full, &empty, {}} {
-		b, err := AppendPart(prefix, p)
+		b, err := appendPartChecked(prefix, p)
 		check("part", p, b, err)
 	}
 	for _, m := range []*Message{&msg, {}, {MessageID: "noparts", Parts: []Part{}}} {
-		b, err := AppendMessage(prefix, m)
+		b, err := appendMessageChecked(prefix, m)
 		check("message", m, b, err)
 	}
 	for _, p := range []*MessagePage{&page, {}, {Items: []Message{}}} {
-		b, err := AppendPage(prefix, p)
+		b, err := appendPageChecked(prefix, p)
 		check("page", p, b, err)
 	}
-	b, err := AppendFrames(prefix, frames)
+	b, err := appendFrameList(prefix, frames)
 	check("frames", frames, b, err)
-	b, err = AppendFrames(prefix, nil)
+	b, err = appendFrameList(prefix, nil)
 	check("no frames", []Frame{}, b, err)
 
 	var back []Frame
 	if err := msgpack.Unmarshal(b[len(prefix):], &back); err != nil {
 		t.Fatal(err)
 	}
-	b, _ = AppendFrames(prefix, frames)
+	b, _ = appendFrameList(prefix, frames)
 	if err := msgpack.Unmarshal(b[len(prefix):], &back); err != nil || len(back) != len(frames) || back[4].Text != "wörld" {
 		t.Fatalf("round trip: %v %+v", err, back)
 	}
@@ -138,10 +138,12 @@ func TestAppendFailure(t *testing.T) {
 	bad := Part{PartID: "p", Sequence: 1, Type: PartData, Data: make(chan int)}
 	dst := []byte("keep")
 	for name, fn := range map[string]func() ([]byte, error){
-		"part":    func() ([]byte, error) { return AppendPart(dst, &bad) },
-		"message": func() ([]byte, error) { return AppendMessage(dst, &Message{Parts: []Part{bad}}) },
-		"page":    func() ([]byte, error) { return AppendPage(dst, &MessagePage{Items: []Message{{Parts: []Part{bad}}}}) },
-		"frames":  func() ([]byte, error) { return AppendFrames(dst, []Frame{{Kind: FramePart, Part: &bad}}) },
+		"part":    func() ([]byte, error) { return appendPartChecked(dst, &bad) },
+		"message": func() ([]byte, error) { return appendMessageChecked(dst, &Message{Parts: []Part{bad}}) },
+		"page": func() ([]byte, error) {
+			return appendPageChecked(dst, &MessagePage{Items: []Message{{Parts: []Part{bad}}}})
+		},
+		"frames": func() ([]byte, error) { return appendFrameList(dst, []Frame{{Kind: FramePart, Part: &bad}}) },
 	} {
 		b, err := fn()
 		if e, ok := err.(*Error); !ok || e.Code != CodeInternal {
@@ -153,14 +155,14 @@ func TestAppendFailure(t *testing.T) {
 	}
 }
 
-// TestDecodePartMatchesLibrary: DecodePart gives what msgpack/v5's
+// TestDecodePartMatchesLibrary: decodePartBytes gives what msgpack/v5's
 // reflective decoder gives, on every field, skips unknown keys, and turns
 // garbage into a typed error.
 func TestDecodePartMatchesLibrary(t *testing.T) {
 	var full Part
 	populate(t, &full, 1)
 	for _, p := range []Part{full, {PartID: "p", Sequence: 1, Type: PartText}, {}} {
-		body, err := AppendPart(nil, &p)
+		body, err := appendPartChecked(nil, &p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,27 +170,27 @@ func TestDecodePartMatchesLibrary(t *testing.T) {
 		if err := msgpack.Unmarshal(body, &want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := DecodePart(body)
+		got, err := decodePartBytes(body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("DecodePart:\n got %+v\nwant %+v", got, want)
+			t.Fatalf("decodePartBytes:\n got %+v\nwant %+v", got, want)
 		}
 		// Strings are owned: clobbering the input changes nothing.
 		for i := range body {
 			body[i] = 0
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatal("DecodePart aliases its input")
+			t.Fatal("decodePartBytes aliases its input")
 		}
 	}
 	body, _ := msgpack.Marshal(map[string]any{"part_id": "x", "future": map[string]any{"a": 1}, "sequence": 3})
-	if got, err := DecodePart(body); err != nil || got.PartID != "x" || got.Sequence != 3 {
+	if got, err := decodePartBytes(body); err != nil || got.PartID != "x" || got.Sequence != 3 {
 		t.Fatalf("unknown key: %+v, %v", got, err)
 	}
 	for _, garbage := range [][]byte{nil, {0x81, 0xc1}, {0x81}, {0xa1, 'x'}, {0x80, 0x80}} {
-		if _, err := DecodePart(garbage); err == nil || err.(*Error).Code != CodeMalformed {
+		if _, err := decodePartBytes(garbage); err == nil || err.(*Error).Code != CodeMalformed {
 			t.Fatalf("% x: err %v", garbage, err)
 		}
 	}
@@ -205,7 +207,7 @@ func BenchmarkAppendFrames(b *testing.B) {
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, _ = AppendFrames(buf[:0], batch)
+		buf, _ = appendFrameList(buf[:0], batch)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/frame")
 }
@@ -214,10 +216,10 @@ func BenchmarkAppendFrames(b *testing.B) {
 func BenchmarkDecodePart(b *testing.B) {
 	p := Part{PartID: "tool:2", Sequence: 2, Type: PartTool, StepID: "step-1", State: ToolOutputAvailable,
 		ToolCallID: "call-1", ToolName: "read_file", Input: map[string]any{"path": "x.go"}, Output: map[string]any{"content": "abc"}}
-	body, _ := AppendPart(nil, &p)
+	body, _ := appendPartChecked(nil, &p)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DecodePart(body); err != nil {
+		if _, err := decodePartBytes(body); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -269,8 +271,8 @@ func TestAppendersMatchMsgpack(t *testing.T) {
 func TestFramesEventHeader(t *testing.T) {
 	for _, n := range []int{0, 1, 255, 256, 65535, 65536} {
 		data := bytes.Repeat([]byte{0x90}, n)
-		got := append(AppendFramesEventHeader(nil, n), data...)
-		if want := EncodeEvent(Event{Type: EvFrames, Data: data}); !bytes.Equal(got, want) {
+		got := append(appendFramesEventHeader(nil, n), data...)
+		if want := encodeEvent(Event{Type: EvFrames, Data: data}); !bytes.Equal(got, want) {
 			t.Fatalf("%d bytes: %x, want %x", n, got[:min(len(got), 16)], want[:min(len(want), 16)])
 		}
 	}

@@ -31,7 +31,7 @@ func (c *Client) applyMessage(m *Message) {
 		if e.done() || m.Revision <= e.meta.Revision {
 			return // stale, duplicate, or a change to a done message: ignored
 		}
-		if err := ValidateTransition(e.committedShape(), *m); err != nil {
+		if err := validateTransition(e.committedShape(), *m); err != nil {
 			c.fail(errf(err, "message frame"))
 			return
 		}

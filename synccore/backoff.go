@@ -1,25 +1,25 @@
 package synccore
 
-// Backoff limits (docs/protocol.md §6.4).
+// backoff limits (docs/protocol.md §6.4).
 const (
-	BackoffBaseMs  = 250
-	BackoffMaxMs   = 30_000
-	DefaultJitter  = 500 // used when the host gave no jitter
-	MaxJitter      = 1000
+	backoffBaseMs  = 250
+	backoffMaxMs   = 30_000
+	defaultJitter  = 500 // used when the host gave no jitter
+	maxJitter      = 1000
 	maxBackoffStep = 7 // 250 ms << 7 = 32 s, already past the cap
 )
 
-// Backoff is the delay in milliseconds before reconnect attempt number
+// backoffDelay is the delay in milliseconds before reconnect attempt number
 // attempt (1, 2, 3... since the client was last live), scaled by the host's
 // jitter (0..MaxJitter): min(30 s, 250 ms × 2^(attempt-1)) × (500 + jitter/2) / 1000.
 // Attempt 0 is the immediate retry a server-asked resync gets: 0 ms.
 // It is pure integer arithmetic, so every host computes the same delay.
-func Backoff(attempt int, jitter int64) int64 {
+func backoffDelay(attempt int, jitter int64) int64 {
 	if attempt <= 0 {
 		return 0
 	}
-	jitter = min(max(jitter, 0), MaxJitter)
+	jitter = min(max(jitter, 0), maxJitter)
 	step := min(attempt-1, maxBackoffStep)
-	delay := min(int64(BackoffBaseMs)<<step, BackoffMaxMs)
+	delay := min(int64(backoffBaseMs)<<step, backoffMaxMs)
 	return delay * (500 + jitter/2) / 1000
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // bench_test.go: the cost of one delta must stay flat as the part grows
-// (1 KB vs 10 MB of text already held), through HandleBytes (the bytes path
+// (1 KB vs 10 MB of text already held), through handleBytes (the bytes path
 // of the WebAssembly hosts) and the native Handle. BaselineDecode decodes the
 // same frame with plain msgpack/v5 into a Frame, the cost a naive client
 // pays before doing anything.
@@ -30,10 +30,10 @@ func deltaEvents(n, size int, asBytes bool) ([][]byte, []Event) {
 	var evs []Event
 	off := int64(size)
 	for i := range n {
-		data := EncodeFrames([]Frame{{Seq: uint64(i + 2), Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: deltaText}})
+		data := encodeFrames([]Frame{{Seq: uint64(i + 2), Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: deltaText}})
 		off += int64(len(deltaText))
 		if asBytes {
-			raw = append(raw, EncodeEvent(Event{Type: EvFrames, Data: data}))
+			raw = append(raw, encodeEvent(Event{Type: EvFrames, Data: data}))
 		} else {
 			evs = append(evs, Event{Type: EvFrames, Data: data})
 		}
@@ -51,7 +51,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 			b.ResetTimer()
 			cpu := cpuNow()
 			for i := range b.N {
-				c.HandleBytes(raw[i])
+				c.handleBytes(raw[i])
 			}
 			b.StopTimer()
 			reportCPU(b, cpu)
@@ -69,7 +69,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 			b.ResetTimer()
 			cpu := cpuNow()
 			for i := range b.N {
-				out = c.AppendHandleBytes(out[:0], raw[i])
+				out = c.appendHandleBytes(out[:0], raw[i])
 			}
 			b.StopTimer()
 			reportCPU(b, cpu)
@@ -96,7 +96,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 		})
 	}
 	b.Run("BaselineGenericDecodeFrames", func(b *testing.B) {
-		raw := EncodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 1024, Text: deltaText}})
+		raw := encodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 1024, Text: deltaText}})
 		b.ReportAllocs()
 		b.ResetTimer()
 		cpu := cpuNow()
@@ -123,10 +123,10 @@ func BenchmarkSnapshotPage200(b *testing.B) {
 			textPart("b", 3, StateDone, strings.Repeat("t", 512)),
 			textPart("c", 4, StateDone, strings.Repeat("u", 256))))
 	}
-	page := EncodePage(MessagePage{Items: items, Total: 200, StartSequence: 1, EndSequence: 200})
-	ev := EncodeEvent(Event{Type: EvPage, RequestID: 1, Data: page})
-	start := EncodeEvent(Event{Type: EvStart, SessionID: "s1", PageLimit: 200})
-	hello := EncodeEvent(framesEvent(Frame{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s1"}))
+	page := encodePage(MessagePage{Items: items, Total: 200, StartSequence: 1, EndSequence: 200})
+	ev := encodeEvent(Event{Type: EvPage, RequestID: 1, Data: page})
+	start := encodeEvent(Event{Type: EvStart, SessionID: "s1", PageLimit: 200})
+	hello := encodeEvent(framesEvent(Frame{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s1"}))
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -135,9 +135,9 @@ func BenchmarkSnapshotPage200(b *testing.B) {
 	for range b.N {
 		// A fresh client each time; start and hello cost about 1 µs of the total.
 		c := NewClient(Options{})
-		c.HandleBytes(start)
-		c.HandleBytes(hello)
-		out := c.HandleBytes(ev)
+		c.handleBytes(start)
+		c.handleBytes(hello)
+		out := c.handleBytes(ev)
 		if !bytes.Contains(out, []byte("reset")) || len(c.win) != 200 {
 			b.Fatalf("page not applied: %q", out)
 		}
@@ -157,7 +157,7 @@ func BenchmarkSnapshotPage200Generic(b *testing.B) {
 			textPart("b", 3, StateDone, strings.Repeat("t", 512)),
 			textPart("c", 4, StateDone, strings.Repeat("u", 256))))
 	}
-	page := EncodePage(MessagePage{Items: items, Total: 200, StartSequence: 1, EndSequence: 200})
+	page := encodePage(MessagePage{Items: items, Total: 200, StartSequence: 1, EndSequence: 200})
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	cpu := cpuNow()

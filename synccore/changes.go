@@ -103,11 +103,11 @@ func (c *Client) TakeChanges() Changes {
 	return ch
 }
 
-// AppendChangesBytes is TakeChanges encoded (as EncodeChanges would) and
+// appendChangesBytes is TakeChanges encoded (as encodeChanges would) and
 // appended to dst, without building the appended text as a string: a
 // delta's take costs the delta's bytes, whatever the part's length. It
 // allocates nothing but dst's growth: allocation is dear in WebAssembly.
-func (c *Client) AppendChangesBytes(dst []byte) []byte {
+func (c *Client) appendChangesBytes(dst []byte) []byte {
 	c.compactTo = nil
 	list := c.changedEntries()
 	dst = c.appendChangesMap(dst, list)

@@ -6,13 +6,13 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 // agentsync_changes, with the generated codec of every other shape
 // (codec.go).
 
-// EncodeChanges encodes ch as Client.AppendChangesBytes writes it.
-func EncodeChanges(ch Changes) []byte { return mustEncodeStrict(appendChanges(nil, &ch)) }
+// encodeChanges encodes ch as Client.AppendChangesBytes writes it.
+func encodeChanges(ch Changes) []byte { return mustEncodeStrict(appendChanges(nil, &ch)) }
 
-// DecodeChanges decodes the answer of agentsync_changes.
-func DecodeChanges(b []byte) (Changes, error) {
+// decodeChanges decodes the answer of agentsync_changes.
+func decodeChanges(b []byte) (Changes, error) {
 	var ch Changes
-	// No interning table (DecodeView's): a take is usually one delta, and
+	// No interning table (decodeView's): a take is usually one delta, and
 	// the table would cost more than the few strings it holds.
 	err := decodeWith(b, "changes", func(d *decoder) { d.decodeChanges(&ch) })
 	if err != nil {
@@ -21,9 +21,9 @@ func DecodeChanges(b []byte) (Changes, error) {
 	return ch, nil
 }
 
-// HandleChanges is the answer of agentsync_handle_changes
+// handleChangesResult is the answer of agentsync_handle_changes
 // (Client.AppendHandleChanges), decoded.
-type HandleChanges struct {
+type handleChangesResult struct {
 	Output  *Output  // nil: the Output only said to render one message
 	Changes *Changes // nil: the client is broken or the handle unknown (Output says which)
 	// AppendsForm: Changes came in the appends form (only text appended
@@ -32,25 +32,25 @@ type HandleChanges struct {
 	AppendsForm bool
 }
 
-// CompactBase reports whether hc is a take that agentsync_handle_compact
+// compactBase reports whether hc is a take that agentsync_handle_compact
 // may continue with compact answers (§7.4.2): the appends form of a single
 // append, after an Output that only said to render its message.
-func (hc HandleChanges) CompactBase() bool {
+func (hc handleChangesResult) compactBase() bool {
 	ch := hc.Changes
 	return hc.Output == nil && hc.AppendsForm && ch != nil && len(ch.Messages) == 1 && len(ch.Messages[0].Appends) == 1
 }
 
-// DecodeHandleChanges decodes the answer of AppendHandleChanges; the
+// decodeHandleChanges decodes the answer of appendHandleChanges; the
 // appends form comes back as the Changes it stands for.
-func DecodeHandleChanges(b []byte) (HandleChanges, error) {
-	var hc HandleChanges
+func decodeHandleChanges(b []byte) (handleChangesResult, error) {
+	var hc handleChangesResult
 	r := msgp.Reader{Buf: b}
 	if !r.Skip() {
 		return hc, Errorf(CodeMalformed, "handle_changes: not msgpack")
 	}
 	first, rest := b[:r.Pos], b[r.Pos:]
 	if first[0] != 0xc0 {
-		o, err := DecodeOutput(first)
+		o, err := decodeOutput(first)
 		if err != nil {
 			return hc, err
 		}
@@ -65,7 +65,7 @@ func DecodeHandleChanges(b []byte) (HandleChanges, error) {
 		hc.AppendsForm = true
 		err = decodeWith(rest, "changes", func(d *decoder) { d.appends(&ch) })
 	} else {
-		ch, err = DecodeChanges(rest)
+		ch, err = decodeChanges(rest)
 	}
 	if err != nil {
 		return hc, err
@@ -85,9 +85,9 @@ func (d *decoder) appends(ch *Changes) {
 	ch.Status = d.Str()
 	ch.Total = d.I64()
 	flags := d.I64()
-	ch.HasMoreOlder = flags&AppendsHasMoreOlder != 0
-	ch.LoadingOlder = flags&AppendsLoadingOlder != 0
-	ch.IncludeInternal = flags&AppendsIncludeInternal != 0
+	ch.HasMoreOlder = flags&appendsHasMoreOlder != 0
+	ch.LoadingOlder = flags&appendsLoadingOlder != 0
+	ch.IncludeInternal = flags&appendsIncludeInternal != 0
 	ch.NextBeforeSequence = d.I64()
 	ch.Messages = []MessageChange{}
 	for k := 0; k < (n-4)/3 && !d.Failed(); k++ {

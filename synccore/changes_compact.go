@@ -16,29 +16,29 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 // event's Output nothing but the render of that message.
 
 // maxCompactIndex and maxCompactTextAt bound what the packed answer holds
-// (CompactAppend): a part index below 2^15, a text offset below 2^16.
+// (packCompact): a part index below 2^15, a text offset below 2^16.
 const (
 	maxCompactIndex  = 1<<15 - 1
 	maxCompactTextAt = 1<<16 - 1
 )
 
-// CompactAppend packs a compact answer in 32 bits: the part's index in the
+// packCompact packs a compact answer in 32 bits: the part's index in the
 // high 16 (bit 31 clear) and the offset of the text's first byte in the
 // event in the low 16. It is never 0 (the text follows the event's header).
-func CompactAppend(part, textAt int) uint32 { return uint32(part)<<16 | uint32(textAt) }
+func packCompact(part, textAt int) uint32 { return uint32(part)<<16 | uint32(textAt) }
 
-// SplitCompactAppend is CompactAppend's inverse.
-func SplitCompactAppend(v uint32) (part, textAt int) { return int(v >> 16), int(v & 0xffff) }
+// splitCompact is packCompact's inverse.
+func splitCompact(v uint32) (part, textAt int) { return int(v >> 16), int(v & 0xffff) }
 
-// AppendHandleCompact is AppendHandleChanges that answers the compact
+// appendHandleCompact is appendHandleChanges that answers the compact
 // append when it can: then it returns dst unchanged and compact != 0, and
 // the host appends event[textAt:] (UTF-8) to part `part` of the message its
-// previous take appended to (SplitCompactAppend(compact)). Otherwise
-// compact is 0 and the result is AppendHandleChanges'.
-func (c *Client) AppendHandleCompact(dst, event []byte) (res []byte, outLen int, compact uint32) {
+// previous take appended to (splitCompact(compact)). Otherwise
+// compact is 0 and the result is appendHandleChanges'.
+func (c *Client) appendHandleCompact(dst, event []byte) (res []byte, outLen int, compact uint32) {
 	defer func() {
 		if p := recover(); p != nil {
-			// As AppendHandleChanges answers a panic: core_broken, then nil.
+			// As appendHandleChanges answers a panic: core_broken, then nil.
 			res = appendOutputOf(dst, nil, Errorf(CodeCoreBroken, "client panic: %v", p))
 			outLen, compact = len(res)-len(dst), 0
 			res = msgp.AppendNil(res)
@@ -49,7 +49,7 @@ func (c *Client) AppendHandleCompact(dst, event []byte) (res []byte, outLen int,
 			return dst, 0, v
 		}
 	}
-	res, outLen = c.AppendHandleChanges(dst, event)
+	res, outLen = c.appendHandleChanges(dst, event)
 	return res, outLen, 0
 }
 
@@ -70,7 +70,7 @@ func (c *Client) compactAppend(e *entry, event []byte) (uint32, bool) {
 	e.dirty = false
 	c.dirty = c.dirty[:0]
 	e.hostLen[i] = e.textLen(i)
-	return CompactAppend(i, textAt), true
+	return packCompact(i, textAt), true
 }
 
 // viewScalars are the view's fields besides its messages, as a take gives

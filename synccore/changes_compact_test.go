@@ -2,10 +2,10 @@ package synccore
 
 import "testing"
 
-// compactDelta runs one delta to m1/p1 through AppendHandleCompact.
+// compactDelta runs one delta to m1/p1 through appendHandleCompact.
 func compactDelta(c *Client, seq uint64, offset int64, text string) (raw, res []byte, compact uint32) {
-	raw = EncodeEvent(framesEvent(Frame{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: offset, Text: text}))
-	res, _, compact = c.AppendHandleCompact(nil, raw)
+	raw = encodeEvent(framesEvent(Frame{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: offset, Text: text}))
+	res, _, compact = c.appendHandleCompact(nil, raw)
 	return raw, res, compact
 }
 
@@ -22,7 +22,7 @@ func TestHandleCompact(t *testing.T) {
 	if compact == 0 || len(res) != 0 {
 		t.Fatalf("second delta: compact %x, %x; want a compact answer", compact, res)
 	}
-	i, at := SplitCompactAppend(compact)
+	i, at := splitCompact(compact)
 	if i != 0 || string(raw[at:]) != "ld" {
 		t.Fatalf("compact answer: part %d, text %q", i, raw[at:])
 	}
@@ -39,9 +39,9 @@ func TestHandleCompact(t *testing.T) {
 		t.Fatal("no compact answer after an appends take")
 	}
 	// A delta handled without a take leaves it pending: the next answer must carry both.
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 6, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 13, Text: "?"})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 6, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 13, Text: "?"})))
 	_, res, compact = compactDelta(c, 7, 14, "?")
-	hc, err := DecodeHandleChanges(res)
+	hc, err := decodeHandleChanges(res)
 	if compact != 0 || err != nil || hc.Changes.Messages[0].Appends[0].Text != "??" {
 		t.Fatalf("with a pending change: compact %x, %+v, %v", compact, hc.Changes, err)
 	}
@@ -52,14 +52,14 @@ func TestHandleCompact(t *testing.T) {
 	}
 }
 
-// TestCompactAppendPacking checks CompactAppend's bounds and inverse.
+// TestCompactAppendPacking checks packCompact's bounds and inverse.
 func TestCompactAppendPacking(t *testing.T) {
 	for _, tc := range [][2]int{{0, 1}, {3, 40}, {maxCompactIndex, maxCompactTextAt}} {
-		v := CompactAppend(tc[0], tc[1])
+		v := packCompact(tc[0], tc[1])
 		if v == 0 || v>>31 != 0 {
-			t.Fatalf("CompactAppend(%d, %d) = %#x", tc[0], tc[1], v)
+			t.Fatalf("packCompact(%d, %d) = %#x", tc[0], tc[1], v)
 		}
-		if i, at := SplitCompactAppend(v); i != tc[0] || at != tc[1] {
+		if i, at := splitCompact(v); i != tc[0] || at != tc[1] {
 			t.Fatalf("split %#x = %d, %d", v, i, at)
 		}
 	}
@@ -77,9 +77,9 @@ func TestPartFrameKeptText(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := uint64(2)
-	part := func(state, text string) {
+	part := func(state PartState, text string) {
 		p := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: state, Text: text}
-		c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: seq, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &p})))
+		c.handleBytes(encodeEvent(framesEvent(Frame{Seq: seq, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &p})))
 		seq++
 	}
 	take := func(step, wantText string, wantKept bool) {
@@ -101,7 +101,7 @@ func TestPartFrameKeptText(t *testing.T) {
 	}
 	_, res, _ := compactDelta(c, seq, 5, " world") // a take in the appends form
 	seq++
-	if hc, err := DecodeHandleChanges(res); err != nil {
+	if hc, err := decodeHandleChanges(res); err != nil {
 		t.Fatal(err)
 	} else if _, err := m.Apply(*hc.Changes); err != nil { // the host holds "hello world"
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestKeptFrames(t *testing.T) {
 	c := liveClientWithText(t, "hello")
 	compactDelta(c, 2, 5, " world")
 	done := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateDone, Text: "!"}
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 11}}})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &done, Kept: []KeptLen{{"p1", 11}}})))
 	if got := c.View().Messages[0].Parts[0]; got.Text != "hello world!" || got.State != StateDone {
 		t.Fatalf("after a kept part frame: %+v", got)
 	}
@@ -140,13 +140,13 @@ func TestKeptFrames(t *testing.T) {
 	m.Revision, m.State = 2, MessageDone
 	m.Parts = []Part{done}
 	m.Parts[0].Text = ""
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 4, Kind: FrameMessage, Message: &m, Kept: []KeptLen{{"p1", 12}}})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 4, Kind: FrameMessage, Message: &m, Kept: []KeptLen{{"p1", 12}}})))
 	if got := c.View().Messages[0]; got.Revision != 2 || got.Parts[0].Text != "hello world!" {
 		t.Fatalf("after a kept message frame: revision %d, %q", got.Revision, got.Parts[0].Text)
 	}
 
 	// A frame ignored anyway needs no text: one for the done message.
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 5, Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p1", 99}}})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 5, Kind: FramePart, MessageID: "m1", Revision: 2, Part: &done, Kept: []KeptLen{{"p1", 99}}})))
 	if c.Status() != StatusLive || c.View().Messages[0].Parts[0].Text != "hello world!" {
 		t.Fatalf("a kept part frame for a done message: %s, %q", c.Status(), c.View().Messages[0].Parts[0].Text)
 	}
@@ -166,7 +166,7 @@ func TestKeptFrames(t *testing.T) {
 	} {
 		c := liveClientWithText(t, "hello")
 		tc.f.Seq = 2
-		c.HandleBytes(EncodeEvent(framesEvent(tc.f)))
+		c.handleBytes(encodeEvent(framesEvent(tc.f)))
 		if c.Status() != tc.want {
 			t.Errorf("%s: status %s, want %s", tc.name, c.Status(), tc.want)
 		}

@@ -10,19 +10,19 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 
 // Flags of the appends form's head (the view's booleans, one bit each).
 const (
-	AppendsHasMoreOlder    = 1 << iota // View.HasMoreOlder
-	AppendsLoadingOlder                // View.LoadingOlder
-	AppendsIncludeInternal             // View.IncludeInternal
+	appendsHasMoreOlder    = 1 << iota // View.HasMoreOlder
+	appendsLoadingOlder                // View.LoadingOlder
+	appendsIncludeInternal             // View.IncludeInternal
 )
 
-// AppendHandleChanges handles event as AppendHandleBytes does and appends
+// appendHandleChanges handles event as appendHandleBytes does and appends
 // two msgpack values to dst: the Output, or nil when its only command is the
 // render of one message (what the changes that follow already say), then
 // what changed since the previous take: the appends form when it holds only
 // text appended to parts the host holds (see appendAppends), else the
-// Changes map of AppendChangesBytes. A client that panicked answers its
+// Changes map of appendChangesBytes. A client that panicked answers its
 // core_broken Output followed by nil. outLen is the Output value's length.
-func (c *Client) AppendHandleChanges(dst, event []byte) (res []byte, outLen int) {
+func (c *Client) appendHandleChanges(dst, event []byte) (res []byte, outLen int) {
 	start := len(dst)
 	defer func() {
 		if p := recover(); p != nil {
@@ -31,7 +31,7 @@ func (c *Client) AppendHandleChanges(dst, event []byte) (res []byte, outLen int)
 			res = msgp.AppendNil(res)
 		}
 	}()
-	res = c.AppendHandleBytes(dst, event)
+	res = c.appendHandleBytes(dst, event)
 	if len(c.renderOne) > 0 && string(res[start:]) == string(c.renderOne) {
 		res = msgp.AppendNil(res[:start])
 	}
@@ -58,7 +58,7 @@ func isBrokenOutput(out []byte) bool {
 	if out[0] != 0x82 { // an Output with an error is a map of two keys
 		return false
 	}
-	o, err := DecodeOutput(out)
+	o, err := decodeOutput(out)
 	return err == nil && o.Error != nil && o.Error.Code == CodeCoreBroken
 }
 
@@ -100,13 +100,13 @@ func (c *Client) appendAppends(dst []byte, list []*entry) []byte {
 	ch := c.changesHead()
 	flags := 0
 	if ch.HasMoreOlder {
-		flags |= AppendsHasMoreOlder
+		flags |= appendsHasMoreOlder
 	}
 	if ch.LoadingOlder {
-		flags |= AppendsLoadingOlder
+		flags |= appendsLoadingOlder
 	}
 	if ch.IncludeInternal {
-		flags |= AppendsIncludeInternal
+		flags |= appendsIncludeInternal
 	}
 	dst = msgp.AppendArrayHeader(dst, 4+3*n)
 	dst = msgp.AppendString(dst, ch.Status)

@@ -5,29 +5,29 @@ import (
 	"testing"
 )
 
-// handleChanges runs ev through AppendHandleChanges (the one-call path of
+// handleChanges runs ev through appendHandleChanges (the one-call path of
 // ABI v3) in the property test's histories: its Output must be
-// HandleBytes' (nil only for a render of one message), and the changes it
+// handleBytes' (nil only for a render of one message), and the changes it
 // took, patched into the mirror, must give the view.
 func (h *simHost) handleChanges(ev Event) ([]Command, error) {
 	prefix := []byte("kept") // the result is appended: what dst held stays
-	b, outLen := h.c.AppendHandleChanges(append([]byte{}, prefix...), EncodeEvent(ev))
+	b, outLen := h.c.appendHandleChanges(append([]byte{}, prefix...), encodeEvent(ev))
 	if !bytes.HasPrefix(b, prefix) {
-		h.t.Fatalf("step %d: AppendHandleChanges overwrote dst", h.steps)
+		h.t.Fatalf("step %d: appendHandleChanges overwrote dst", h.steps)
 	}
 	return h.takeHandleChanges(b[len(prefix):], outLen)
 }
 
-// handleCompact runs ev through AppendHandleCompact (ABI v4): a compact
+// handleCompact runs ev through appendHandleCompact (ABI v4): a compact
 // answer stands for the take "this text appended to part i of the message
 // the last take appended to alone, the scalars unchanged", which is
 // patched into the mirror like any take and must give the view too.
 func (h *simHost) handleCompact(ev Event) ([]Command, error) {
-	raw := EncodeEvent(ev)
+	raw := encodeEvent(ev)
 	prefix := []byte("kept")
-	b, outLen, compact := h.c.AppendHandleCompact(append([]byte{}, prefix...), raw)
+	b, outLen, compact := h.c.appendHandleCompact(append([]byte{}, prefix...), raw)
 	if !bytes.HasPrefix(b, prefix) {
-		h.t.Fatalf("step %d: AppendHandleCompact overwrote dst", h.steps)
+		h.t.Fatalf("step %d: appendHandleCompact overwrote dst", h.steps)
 	}
 	if compact == 0 {
 		return h.takeHandleChanges(b[len(prefix):], outLen)
@@ -39,7 +39,7 @@ func (h *simHost) handleCompact(ev Event) ([]Command, error) {
 	if id == "" {
 		h.t.Fatalf("step %d: a compact answer after a take that was not one append", h.steps)
 	}
-	i, at := SplitCompactAppend(compact)
+	i, at := splitCompact(compact)
 	h.stats["changes: compact"]++
 	ch := h.lastTake
 	ch.Messages = []MessageChange{{MessageID: id, Appends: []TextAppend{{Index: i, Text: string(raw[at:])}}}}
@@ -48,10 +48,10 @@ func (h *simHost) handleCompact(ev Event) ([]Command, error) {
 	return []Command{{Type: CmdRender, MessageIDs: []string{id}}}, nil
 }
 
-// takeHandleChanges checks and applies the answer of AppendHandleChanges
+// takeHandleChanges checks and applies the answer of appendHandleChanges
 // (b, whose Output is outLen bytes long).
 func (h *simHost) takeHandleChanges(b []byte, outLen int) ([]Command, error) {
-	hc, err := DecodeHandleChanges(b)
+	hc, err := decodeHandleChanges(b)
 	if err != nil {
 		h.t.Fatalf("step %d: decode handle_changes: %v", h.steps, err)
 	}
@@ -61,7 +61,7 @@ func (h *simHost) takeHandleChanges(b []byte, outLen int) ([]Command, error) {
 	var out Output
 	if hc.Output != nil {
 		out = *hc.Output
-		if !bytes.Equal(b[:outLen], EncodeOutput(out)) {
+		if !bytes.Equal(b[:outLen], encodeOutput(out)) {
 			h.t.Fatalf("step %d: the Output's %d bytes are not its encoding", h.steps, outLen)
 		}
 	} else {
@@ -92,7 +92,7 @@ func (h *simHost) takeHandleChanges(b []byte, outLen int) ([]Command, error) {
 // part frame the Changes map with the whole part.
 func TestHandleChangesForms(t *testing.T) {
 	c := liveClientWithText(t, "hello")
-	b, outLen := c.AppendHandleChanges(nil, EncodeEvent(framesEvent(Frame{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1,
+	b, outLen := c.appendHandleChanges(nil, encodeEvent(framesEvent(Frame{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1,
 		PartID: "p1", Offset: 5, Text: " world"})))
 	if outLen != 1 || b[0] != 0xc0 {
 		t.Fatalf("a delta's Output: %x, want nil", b[:outLen])
@@ -102,22 +102,22 @@ func TestHandleChangesForms(t *testing.T) {
 	if !bytes.Equal(b[1:], want) {
 		t.Fatalf("appends form %x, want %x", b[1:], want)
 	}
-	hc, err := DecodeHandleChanges(b)
+	hc, err := decodeHandleChanges(b)
 	if err != nil || hc.Output != nil || len(hc.Changes.Messages) != 1 || hc.Changes.Messages[0].Appends[0].Text != " world" ||
 		hc.Changes.Status != StatusLive || hc.Changes.Total != 1 {
 		t.Fatalf("decoded %+v, %v", hc.Changes, err)
 	}
 	part := Part{PartID: "p1", Sequence: 1, Type: PartText, StepID: "s1", State: StateDone, Text: "hello world!"}
-	b, _ = c.AppendHandleChanges(nil, EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &part})))
-	hc, err = DecodeHandleChanges(b)
+	b, _ = c.appendHandleChanges(nil, encodeEvent(framesEvent(Frame{Seq: 3, Kind: FramePart, MessageID: "m1", Revision: 1, Part: &part})))
+	hc, err = decodeHandleChanges(b)
 	// The host holds "hello world": the part comes without it (kept_text).
 	if err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 1 || len(hc.Changes.Messages[0].Parts) != 1 ||
 		hc.Changes.Messages[0].Parts[0].Part.Text != "!" || !hc.Changes.Messages[0].Parts[0].KeptText {
 		t.Fatalf("a part frame's take: %+v, %v", hc.Changes, err)
 	}
 	// Nothing changed since: the appends form with no appends.
-	b, _ = c.AppendHandleChanges(nil, EncodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
-	if hc, err = DecodeHandleChanges(b); err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 0 {
+	b, _ = c.appendHandleChanges(nil, encodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
+	if hc, err = decodeHandleChanges(b); err != nil || hc.Changes == nil || len(hc.Changes.Messages) != 0 {
 		t.Fatalf("an empty take: %x: %+v, %v", b, hc, err)
 	}
 }
@@ -127,8 +127,8 @@ func TestHandleChangesForms(t *testing.T) {
 func TestHandleChangesBroken(t *testing.T) {
 	c := liveClientWithText(t, "hello")
 	c.dirty = []*entry{nil, nil} // a torn client: taking its changes panics
-	b, outLen := c.AppendHandleChanges(nil, EncodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
-	hc, err := DecodeHandleChanges(b)
+	b, outLen := c.appendHandleChanges(nil, encodeEvent(Event{Type: EvTimerFired, TimerID: 99}))
+	hc, err := decodeHandleChanges(b)
 	if err != nil || hc.Output == nil || hc.Output.Error == nil || hc.Output.Error.Code != CodeCoreBroken || hc.Changes != nil ||
 		b[outLen] != 0xc0 {
 		t.Fatalf("a panicking client answered %x: %+v, %v", b, hc, err)
@@ -149,7 +149,7 @@ func liveClientWithText(t *testing.T, text string) *Client {
 	}
 	must(c.Handle(Event{Type: EvStart, SessionID: "s"}))
 	must(c.Handle(Event{Type: EvSubscriptionOpened}))
-	cmds := must(c.Handle(Event{Type: EvFrames, Data: EncodeFrames([]Frame{{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s", HeadSequence: 1}})}))
+	cmds := must(c.Handle(Event{Type: EvFrames, Data: encodeFrames([]Frame{{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s", HeadSequence: 1}})}))
 	var req uint64
 	for _, cmd := range cmds {
 		if cmd.Type == CmdFetchPage {

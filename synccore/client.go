@@ -49,7 +49,7 @@ type Client struct {
 	// Reconnecting.
 	timer   uint64 // the reconnect timer, 0 if none
 	attempt int    // reconnect attempts since the client was last live and applied a frame
-	jitter  int64  // the host's last jitter, DefaultJitter if none
+	jitter  int64  // the host's last jitter, defaultJitter if none
 
 	nextReq, nextTimer uint64
 
@@ -85,7 +85,7 @@ type Client struct {
 
 // NewClient returns an idle client. Feed it an EvStart event to begin.
 func NewClient(opts Options) *Client {
-	return &Client{status: StatusIdle, byID: map[string]*entry{}, jitter: DefaultJitter, changesReset: true}
+	return &Client{status: StatusIdle, byID: map[string]*entry{}, jitter: defaultJitter, changesReset: true}
 }
 
 // Handle applies one event and returns the commands for the host, in order.
@@ -106,20 +106,20 @@ func (c *Client) Handle(ev Event) ([]Command, error) {
 	return cmds, nil
 }
 
-// HandleBytes is Handle over msgpack bytes: an Event in, an Output out (the
+// handleBytes is Handle over msgpack bytes: an Event in, an Output out (the
 // commands, and the error if any). It never panics. The result is the
 // caller's.
-func (c *Client) HandleBytes(event []byte) []byte {
+func (c *Client) handleBytes(event []byte) []byte {
 	// Encode into the client's scratch buffer, then hand out an exact copy:
 	// one allocation per event.
-	c.outBuf = c.AppendHandleBytes(c.outBuf[:0], event)
+	c.outBuf = c.appendHandleBytes(c.outBuf[:0], event)
 	return bytes.Clone(c.outBuf)
 }
 
-// AppendHandleBytes is HandleBytes appending the Output to dst, so a host
+// appendHandleBytes is handleBytes appending the Output to dst, so a host
 // that reuses its buffer (the WebAssembly module) handles a delta without
 // allocating at all: garbage collection is dear in WebAssembly.
-func (c *Client) AppendHandleBytes(dst, event []byte) (out []byte) {
+func (c *Client) appendHandleBytes(dst, event []byte) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			// core_broken, not internal: the host must tell a torn client
@@ -225,8 +225,8 @@ func checkEvent(ev *Event) error {
 			return Errorf(CodeBadRequest, "timer_fired: timer_id is required")
 		}
 	}
-	if ev.Jitter < 0 || ev.Jitter > MaxJitter {
-		return Errorf(CodeBadRequest, "jitter %d is outside 0..%d", ev.Jitter, MaxJitter)
+	if ev.Jitter < 0 || ev.Jitter > maxJitter {
+		return Errorf(CodeBadRequest, "jitter %d is outside 0..%d", ev.Jitter, maxJitter)
 	}
 	return nil
 }
@@ -322,7 +322,7 @@ func (c *Client) View() View {
 		NextBeforeSequence: c.nextBefore,
 		LoadingOlder:       c.olderReq != 0 || c.olderTimer != 0,
 		IncludeInternal:    c.includeInternal,
-		Digest:             DigestMessages(msgs),
+		Digest:             digestMessages(msgs),
 	}
 }
 
@@ -334,8 +334,8 @@ func (c *Client) messages() []Message {
 	return msgs
 }
 
-// ViewBytes is the msgpack encoding of View.
-func (c *Client) ViewBytes() []byte { return EncodeView(c.View()) }
+// viewBytes is the msgpack encoding of View.
+func (c *Client) viewBytes() []byte { return encodeView(c.View()) }
 
 // entryBytes is byID[string(id)] with a one-entry cache: deltas come in
 // runs for one message, and hashing the id for a map lookup is a sizeable
@@ -358,17 +358,17 @@ func (c *Client) Message(id string) (Message, bool) {
 	return e.message(), true
 }
 
-// MessageBytes is the msgpack encoding of Message(id), nil if absent.
-func (c *Client) MessageBytes(id string) []byte {
+// messageBytes is the msgpack encoding of Message(id), nil if absent.
+func (c *Client) messageBytes(id string) []byte {
 	m, ok := c.Message(id)
 	if !ok {
 		return nil
 	}
-	return EncodeMessage(m)
+	return encodeMessage(m)
 }
 
-// Digest is the hex SHA-256 digest of the view's messages (DigestMessages).
-func (c *Client) Digest() string { return DigestMessages(c.messages()) }
+// Digest is the hex SHA-256 digest of the view's messages (digestMessages).
+func (c *Client) Digest() string { return digestMessages(c.messages()) }
 
 // Status is the connection status (one of the Status* constants).
 func (c *Client) Status() string { return c.status }

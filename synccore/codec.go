@@ -49,8 +49,8 @@ func asError(err error) *Error {
 	return &Error{Code: CodeInternal, Message: err.Error()}
 }
 
-// EncodeFrames encodes one WebSocket message: a msgpack array of frames.
-func EncodeFrames(frames []Frame) []byte {
+// encodeFrames encodes one WebSocket message: a msgpack array of frames.
+func encodeFrames(frames []Frame) []byte {
 	b := msgp.AppendArrayHeader(nil, len(frames))
 	var err error
 	for i := range frames {
@@ -61,10 +61,10 @@ func EncodeFrames(frames []Frame) []byte {
 	return b
 }
 
-// DecodeFrames decodes one WebSocket message into its frames. It checks the
+// decodeFrames decodes one WebSocket message into its frames. It checks the
 // shape only (a non-empty array of maps); the meaning of each frame (its
-// kind, its part) is checked by ValidateFrame.
-func DecodeFrames(b []byte) ([]Frame, error) {
+// kind, its part) is checked by validateFrame.
+func decodeFrames(b []byte) ([]Frame, error) {
 	r := msgp.Reader{Buf: b}
 	n, ok := r.ArrayHeader()
 	if !ok {
@@ -103,16 +103,16 @@ func decodeFrame(b []byte) (Frame, error) {
 	return f, nil
 }
 
-// EncodePage encodes a messages() page.
-func EncodePage(p MessagePage) []byte {
+// encodePage encodes a messages() page.
+func encodePage(p MessagePage) []byte {
 	if p.Items == nil {
 		p.Items = []Message{}
 	}
 	return mustEncodeStrict(appendMessagePage(make([]byte, 0, messagesSize(p.Items)), &p))
 }
 
-// DecodePage decodes a messages() page and validates every message in it.
-func DecodePage(b []byte) (MessagePage, error) {
+// decodePage decodes a messages() page and validates every message in it.
+func decodePage(b []byte) (MessagePage, error) {
 	var p MessagePage
 	err := decodeWith(b, "page", func(d *decoder) {
 		d.R.Shared = make(map[string]string, 16)
@@ -121,16 +121,16 @@ func DecodePage(b []byte) (MessagePage, error) {
 	if err != nil {
 		return MessagePage{}, err
 	}
-	if err := ValidatePage(p); err != nil {
+	if err := validatePage(p); err != nil {
 		return MessagePage{}, err
 	}
 	return p, nil
 }
 
-// EncodeEvent encodes an event for HandleBytes.
-func EncodeEvent(ev Event) []byte { return mustEncodeStrict(appendEvent(nil, &ev)) }
+// encodeEvent encodes an event for handleBytes.
+func encodeEvent(ev Event) []byte { return mustEncodeStrict(appendEvent(nil, &ev)) }
 
-// decodeEventInPlace is DecodeEvent with ev.Data aliasing b.
+// decodeEventInPlace is decodeEvent with ev.Data aliasing b.
 func decodeEventInPlace(b []byte, ev *Event) error {
 	if len(b) == 0 {
 		return Errorf(CodeMalformed, "event: empty input")
@@ -145,8 +145,8 @@ func decodeEventInPlace(b []byte, ev *Event) error {
 	return nil
 }
 
-// DecodeEvent decodes the bytes given to HandleBytes.
-func DecodeEvent(b []byte) (Event, error) {
+// decodeEvent decodes the bytes given to handleBytes.
+func decodeEvent(b []byte) (Event, error) {
 	var ev Event
 	if err := decodeWith(b, "event", func(d *decoder) { d.decodeEvent(&ev) }); err != nil {
 		return Event{}, err
@@ -154,14 +154,14 @@ func DecodeEvent(b []byte) (Event, error) {
 	return ev, nil
 }
 
-// EncodeOutput encodes the answer of HandleBytes, byte-identical to the
-// output HandleBytes builds (see output.go).
-func EncodeOutput(o Output) []byte {
+// encodeOutput encodes the answer of handleBytes, byte-identical to the
+// output handleBytes builds (see output.go).
+func encodeOutput(o Output) []byte {
 	return appendOutputOf(nil, o.Commands, o.Error)
 }
 
-// DecodeOutput decodes the answer of HandleBytes.
-func DecodeOutput(b []byte) (Output, error) {
+// decodeOutput decodes the answer of handleBytes.
+func decodeOutput(b []byte) (Output, error) {
 	var o Output
 	if err := decodeWith(b, "output", func(d *decoder) { d.decodeOutput(&o) }); err != nil {
 		return Output{}, err
@@ -169,16 +169,16 @@ func DecodeOutput(b []byte) (Output, error) {
 	return o, nil
 }
 
-// EncodeView encodes a view.
-func EncodeView(v View) []byte {
+// encodeView encodes a view.
+func encodeView(v View) []byte {
 	if v.Messages == nil {
 		v.Messages = []Message{}
 	}
 	return mustEncode(appendView(make([]byte, 0, messagesSize(v.Messages)), &v))
 }
 
-// DecodeView decodes a view.
-func DecodeView(b []byte) (View, error) {
+// decodeView decodes a view.
+func decodeView(b []byte) (View, error) {
 	var v View
 	err := decodeWith(b, "view", func(d *decoder) {
 		d.R.Shared = make(map[string]string, 16)
@@ -190,16 +190,16 @@ func DecodeView(b []byte) (View, error) {
 	return v, nil
 }
 
-// EncodeMessage encodes one message.
-func EncodeMessage(m Message) []byte {
+// encodeMessage encodes one message.
+func encodeMessage(m Message) []byte {
 	if m.Parts == nil {
 		m.Parts = []Part{}
 	}
 	return mustEncodeStrict(appendMessage(make([]byte, 0, messageSize(&m)), &m))
 }
 
-// DecodeMessage decodes one message (shape only; see ValidateMessage).
-func DecodeMessage(b []byte) (Message, error) {
+// decodeMessage decodes one message (shape only; see validateMessage).
+func decodeMessage(b []byte) (Message, error) {
 	var m Message
 	if err := decodeWith(b, "message", func(d *decoder) { d.decodeMessage(&m) }); err != nil {
 		return Message{}, err

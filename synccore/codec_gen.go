@@ -372,7 +372,7 @@ func appendPart(b []byte, v *Part) ([]byte, error) {
 		b = msgp.AppendKeyStr(b, keyPartStepID, v.StepID)
 	}
 	if v.State != "" {
-		b = msgp.AppendKeyStr(b, keyPartState, v.State)
+		b = msgp.AppendKeyStr(b, keyPartState, string(v.State))
 	}
 	if v.Text != "" {
 		b = msgp.AppendKeyStr(b, keyPartText, v.Text)
@@ -563,7 +563,7 @@ func (d *decoder) decodePart(v *Part) {
 		case "step_id":
 			v.StepID = d.SharedString()
 		case "state":
-			v.State = d.SharedString()
+			v.State = PartState(d.SharedString())
 		case "text":
 			v.Text = d.Str()
 		case "tag":
@@ -1256,7 +1256,7 @@ func appendCanonPart(b []byte, v *Part) []byte {
 		b = msgp.AppendKeyStr(b, keyPartStepID, v.StepID)
 	}
 	if v.State != "" {
-		b = msgp.AppendKeyStr(b, keyPartState, v.State)
+		b = msgp.AppendKeyStr(b, keyPartState, string(v.State))
 	}
 	if v.Text != "" {
 		b = msgp.AppendKeyStr(b, keyPartText, v.Text)

@@ -29,7 +29,7 @@ type shape struct {
 
 var shapes = []shape{
 	{"event", func() any { return new(Event) },
-		func(b []byte) (any, error) { v, err := DecodeEvent(b); return &v, err },
+		func(b []byte) (any, error) { v, err := decodeEvent(b); return &v, err },
 		func(v any) ([]byte, error) { return appendEvent(nil, v.(*Event)) }},
 	{"frame", func() any { return new(Frame) },
 		func(b []byte) (any, error) {
@@ -46,16 +46,16 @@ var shapes = []shape{
 		},
 		func(v any) ([]byte, error) { return appendMessagePage(nil, v.(*MessagePage)) }},
 	{"message", func() any { return new(Message) },
-		func(b []byte) (any, error) { v, err := DecodeMessage(b); return &v, err },
+		func(b []byte) (any, error) { v, err := decodeMessage(b); return &v, err },
 		func(v any) ([]byte, error) { return appendMessage(nil, v.(*Message)) }},
 	{"output", func() any { return new(Output) },
-		func(b []byte) (any, error) { v, err := DecodeOutput(b); return &v, err },
+		func(b []byte) (any, error) { v, err := decodeOutput(b); return &v, err },
 		nil}, // appendOutput writes nil commands as []: see TestOutputMatchesLibrary
 	{"changes", func() any { return new(Changes) },
-		func(b []byte) (any, error) { v, err := DecodeChanges(b); return &v, err },
-		func(v any) ([]byte, error) { return EncodeChanges(*v.(*Changes)), nil }},
+		func(b []byte) (any, error) { v, err := decodeChanges(b); return &v, err },
+		func(v any) ([]byte, error) { return encodeChanges(*v.(*Changes)), nil }},
 	{"view", func() any { return new(View) },
-		func(b []byte) (any, error) { v, err := DecodeView(b); return &v, err },
+		func(b []byte) (any, error) { v, err := decodeView(b); return &v, err },
 		func(v any) ([]byte, error) { return appendView(nil, v.(*View)) }},
 }
 
@@ -186,7 +186,8 @@ func (g gen) value(depth int) any {
 
 func (g gen) part() Part {
 	p := Part{PartID: g.str(), Sequence: g.i64(), Type: PartType(g.str())}
-	for _, s := range []*string{&p.StepID, &p.State, &p.Text, &p.Tag, &p.Context, &p.URL, &p.MediaType,
+	p.State = PartState(g.str())
+	for _, s := range []*string{&p.StepID, &p.Text, &p.Tag, &p.Context, &p.URL, &p.MediaType,
 		&p.Filename, &p.DataType, &p.DataID, &p.ToolCallID, &p.ToolName, &p.InteractionID, &p.Status,
 		&p.ActionID, &p.ActionType, &p.Title, &p.Scope, &p.Code, &p.Message} {
 		if g.n(3) == 0 {
@@ -535,7 +536,7 @@ func FuzzCodecMatchesLibrary(f *testing.F) {
 	for _, s := range shapes {
 		f.Add(libEncode(f, g.of(s.name)))
 	}
-	f.Add(EncodePage(MessagePage{Items: []Message{agentMsg("m", 1, 1, MessageDone, textPart("p", 1, StateDone, "x"))}}))
+	f.Add(encodePage(MessagePage{Items: []Message{agentMsg("m", 1, 1, MessageDone, textPart("p", 1, StateDone, "x"))}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, s := range shapes {
 			checkDecode(t, s, b, false)
@@ -553,13 +554,13 @@ func FuzzCodecMatchesLibrary(f *testing.F) {
 }
 
 func TestEventDataAliasesInput(t *testing.T) {
-	in := EncodeEvent(Event{Type: EvFrames, Data: []byte{0x91, 0x80}})
+	in := encodeEvent(Event{Type: EvFrames, Data: []byte{0x91, 0x80}})
 	var ev Event
 	if err := decodeEventInPlace(in, &ev); err != nil || ev.Type != EvFrames || &ev.Data[0] != &in[len(in)-2] {
 		t.Fatalf("frames data not read in place: %+v %v", ev, err)
 	}
-	owned, err := DecodeEvent(in)
+	owned, err := decodeEvent(in)
 	if err != nil || &owned.Data[0] == &in[len(in)-2] {
-		t.Fatal("DecodeEvent must copy data")
+		t.Fatal("decodeEvent must copy data")
 	}
 }

@@ -44,7 +44,7 @@ func TestOutputMatchesLibrary(t *testing.T) {
 		}, Error: &Error{Code: CodeInternal, Message: string(bytes.Repeat([]byte("m"), 70000))}},
 	}
 	for i, o := range outs {
-		if got, want := EncodeOutput(o), libEncode(t, &o); !bytes.Equal(got, want) {
+		if got, want := encodeOutput(o), libEncode(t, &o); !bytes.Equal(got, want) {
 			t.Fatalf("output %d: hand %x\n lib %x", i, got, want)
 		}
 	}
@@ -54,14 +54,14 @@ func TestOutputMatchesLibrary(t *testing.T) {
 // decoder reads, for canonical frames and for odd but valid encodings.
 func TestFastDeltaMatchesGeneric(t *testing.T) {
 	frames := [][]byte{
-		EncodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m", Revision: 3, PartID: "p", Offset: 300, Text: "héllo"}}),
+		encodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m", Revision: 3, PartID: "p", Offset: 300, Text: "héllo"}}),
 		// unknown key, wide ints, keys in another order
 		mustLib(t, []any{map[string]any{"text": "x", "zz": []any{1, map[string]any{"a": nil}}, "offset": uint64(7), "part_id": "p",
 			"revision": int64(9), "message_id": "m", "kind": "delta", "seq": uint32(70000)}}),
 		// a nil text falls back to the generic decoder
 		mustLib(t, []any{map[string]any{"seq": 2, "kind": "delta", "message_id": "m", "revision": 1, "part_id": "p", "offset": 0, "text": nil}}),
 		// a message frame
-		EncodeFrames([]Frame{{Seq: 4, Kind: FrameMessage, Message: ptr(userMsg("m1", 1, "x"))}}),
+		encodeFrames([]Frame{{Seq: 4, Kind: FrameMessage, Message: ptr(userMsg("m1", 1, "x"))}}),
 	}
 	for i, b := range frames {
 		r := msgp.Reader{Buf: b}
@@ -72,7 +72,7 @@ func TestFastDeltaMatchesGeneric(t *testing.T) {
 		if err := nextFrame(&r, &rf); err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
-		generic, err := DecodeFrames(b)
+		generic, err := decodeFrames(b)
 		if err != nil {
 			t.Fatalf("frame %d: generic: %v", i, err)
 		}
@@ -98,9 +98,9 @@ func TestDecodeErrorsAreTyped(t *testing.T) {
 	inputs := [][]byte{nil, {0xc1}, {0x91}, {0x90}, {0x91, 0x80}, {0x91, 0x81, 0xa3, 's', 'e', 'q', 0xa1, 'x'},
 		{0xdd, 0xff, 0xff, 0xff, 0xff}, deep, append([]byte{0x91}, deep...)}
 	for i, b := range inputs {
-		frames, err := DecodeFrames(b)
+		frames, err := decodeFrames(b)
 		if err == nil {
-			err = ValidateFrame(&frames[0]) // a zero frame: shape fine, meaning refused
+			err = validateFrame(&frames[0]) // a zero frame: shape fine, meaning refused
 		}
 		var e *Error
 		if !errors.As(err, &e) || (e.Code != CodeMalformed && e.Code != CodeUnknownFrame) {
@@ -108,18 +108,18 @@ func TestDecodeErrorsAreTyped(t *testing.T) {
 		}
 		// msgpack/v5 also reads a struct from an array, so [] is a zero
 		// event (refused later as unknown_event); errors must be typed.
-		if _, err := DecodeEvent(b); err != nil && code(err) != CodeMalformed {
+		if _, err := decodeEvent(b); err != nil && code(err) != CodeMalformed {
 			t.Fatalf("event %d: %v", i, err)
 		}
-		if _, err := DecodePage(b); err != nil && code(err) != CodeMalformed {
+		if _, err := decodePage(b); err != nil && code(err) != CodeMalformed {
 			t.Fatalf("page %d: %v", i, err)
 		}
 	}
-	if _, err := DecodeFrames(EncodeFrames([]Frame{{Seq: 1, Kind: "x"}})); err != nil {
-		t.Fatalf("DecodeFrames checks shape only: %v", err)
+	if _, err := decodeFrames(encodeFrames([]Frame{{Seq: 1, Kind: "x"}})); err != nil {
+		t.Fatalf("decodeFrames checks shape only: %v", err)
 	}
 	f := Frame{Seq: 1, Kind: "x"}
-	if code(ValidateFrame(&f)) != CodeUnknownFrame {
+	if code(validateFrame(&f)) != CodeUnknownFrame {
 		t.Fatal("unknown kind not refused")
 	}
 }
@@ -129,17 +129,17 @@ func TestRoundTrips(t *testing.T) {
 		Part{PartID: "t", Sequence: 2, Type: PartTool, State: ToolRunning, ToolCallID: "c", ToolName: "sh",
 			Input: map[string]any{"cmd": "ls", "n": int8(3)}})
 	frames := []Frame{{Seq: 1, Kind: FrameHello, Protocol: 1, SessionID: "s1", HeadSequence: 9}, {Seq: 2, Kind: FrameMessage, Message: &m}}
-	back, err := DecodeFrames(EncodeFrames(frames))
-	if err != nil || len(back) != 2 || DigestMessages([]Message{*back[1].Message}) != DigestMessages([]Message{m}) {
+	back, err := decodeFrames(encodeFrames(frames))
+	if err != nil || len(back) != 2 || digestMessages([]Message{*back[1].Message}) != digestMessages([]Message{m}) {
 		t.Fatalf("frames: %v", err)
 	}
 	p := MessagePage{Items: []Message{m}, Total: 9, StartSequence: 2, EndSequence: 2, NextBeforeSequence: 2, HasMore: true}
-	pb, err := DecodePage(EncodePage(p))
+	pb, err := decodePage(encodePage(p))
 	if err != nil || pb.Total != 9 || !pb.HasMore || len(pb.Items) != 1 {
 		t.Fatalf("page: %+v %v", pb, err)
 	}
 	ev := Event{Type: EvStart, SessionID: "s1", PageLimit: 20, IncludeInternal: true}
-	if eb, err := DecodeEvent(EncodeEvent(ev)); err != nil || eb.SessionID != "s1" || eb.PageLimit != 20 {
+	if eb, err := decodeEvent(encodeEvent(ev)); err != nil || eb.SessionID != "s1" || eb.PageLimit != 20 {
 		t.Fatalf("event: %+v %v", eb, err)
 	}
 }
@@ -154,7 +154,7 @@ func TestDigestNormalises(t *testing.T) {
 	withInput := func(v any) string {
 		m := agentMsg("m", 1, 1, MessageStreaming, Part{PartID: "t", Sequence: 1, Type: PartTool, State: ToolRunning,
 			ToolCallID: "c", ToolName: "sh", Input: v})
-		return DigestMessages([]Message{m})
+		return digestMessages([]Message{m})
 	}
 	same := []any{
 		map[string]any{"path": "a", "n": int8(3)},
@@ -173,7 +173,7 @@ func TestDigestNormalises(t *testing.T) {
 	if withInput(map[string]any{"path": "a", "n": 3.5}) == want {
 		t.Fatal("3.5 digests like 3")
 	}
-	if DigestMessages(nil) != DigestMessages([]Message{}) {
+	if digestMessages(nil) != digestMessages([]Message{}) {
 		t.Fatal("nil and empty differ")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
 )
@@ -25,9 +26,9 @@ func TestConformance(t *testing.T) {
 		t.Run(tr.Name, func(t *testing.T) {
 			c := synccore.NewClient(synccore.Options{})
 			for i, s := range tr.Steps {
-				out := c.HandleBytes(s.Event)
+				out := wire.HandleBytes(c, s.Event)
 				if !bytes.Equal(out, s.Output) {
-					got, _ := synccore.DecodeOutput(out)
+					got, _ := wire.DecodeOutput(out)
 					t.Fatalf("step %d (%s): output\n got  %+v\n want %+v", i+1, s.Note, got, s.Commands)
 				}
 				if s.Digest == "" {
@@ -41,8 +42,8 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("step %d (%s): view\n got  %+v\n want %+v", i+1, s.Note, sum, *s.View)
 				}
 				// The view's bytes decode to the same view.
-				back, err := synccore.DecodeView(c.ViewBytes())
-				if err != nil || back.Digest != s.Digest || synccore.DigestMessages(back.Messages) != s.Digest {
+				back, err := wire.DecodeView(wire.ViewBytes(c))
+				if err != nil || back.Digest != s.Digest || wire.DigestMessages(back.Messages) != s.Digest {
 					t.Fatalf("step %d (%s): view bytes do not round-trip: %v", i+1, s.Note, err)
 				}
 			}
@@ -61,7 +62,7 @@ func TestConformanceNative(t *testing.T) {
 		t.Run(tr.Name, func(t *testing.T) {
 			c := synccore.NewClient(synccore.Options{})
 			for i, s := range tr.Steps {
-				ev, err := synccore.DecodeEvent(s.Event)
+				ev, err := wire.DecodeEvent(s.Event)
 				if err != nil {
 					if s.ErrorCode != synccore.CodeMalformed {
 						t.Fatalf("step %d: %v", i+1, err)
@@ -76,7 +77,7 @@ func TestConformanceNative(t *testing.T) {
 				if code != s.ErrorCode {
 					t.Fatalf("step %d (%s): error %v, want %q", i+1, s.Note, herr, s.ErrorCode)
 				}
-				out := synccore.EncodeOutput(synccore.Output{Commands: orEmpty(cmds), Error: asErr(herr)})
+				out := wire.EncodeOutput(synccore.Output{Commands: orEmpty(cmds), Error: asErr(herr)})
 				if !bytes.Equal(out, s.Output) {
 					t.Fatalf("step %d (%s): commands %+v, want %+v", i+1, s.Note, cmds, s.Commands)
 				}

@@ -2,7 +2,7 @@ package synccore
 
 import "github.com/agentsync/agentsync/synccore/internal/msgp"
 
-// digest.go is DigestMessages. Two hosts, or a client and the server,
+// digest.go is digestMessages. Two hosts, or a client and the server,
 // holding the same logical messages get the same bytes whatever Go types
 // their `any` values arrived as: the messages' fields are written as their
 // msgpack struct tags say (appendCanonMessage, generated into codec_gen.go),
@@ -10,11 +10,11 @@ import "github.com/agentsync/agentsync/synccore/internal/msgp"
 // written in canonical form (msgp.AppendCanonAny), and a nil slice is an
 // empty array.
 
-// DigestMessages is the hex SHA-256 of the canonical msgpack encoding of
+// digestMessages is the hex SHA-256 of the canonical msgpack encoding of
 // msgs (an array of messages, each a map of its fields in declared order,
 // empty optional fields left out). Servers use it to compare a client's
 // view with their snapshot.
-func DigestMessages(msgs []Message) string {
+func digestMessages(msgs []Message) string {
 	h := newDigestHash()
 	var buf []byte
 	buf = msgp.AppendArrayHeader(buf, len(msgs))

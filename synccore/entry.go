@@ -225,7 +225,7 @@ func (e *entry) message() Message {
 }
 
 // committedShape is the committed revision's identity for
-// ValidateTransition: its metadata and its committed parts' ids and types.
+// validateTransition: its metadata and its committed parts' ids and types.
 func (e *entry) committedShape() Message {
 	m := e.meta
 	m.Parts = make([]Part, e.committed)

@@ -2,7 +2,7 @@ package synccore
 
 // Error codes. The same strings are used by the server's HTTP errors
 // ({code, message}), by error frames and by the core's Output. Their HTTP
-// statuses are in ErrorCodes (errcodes.go), the one table.
+// statuses are in errorCodes (errcodes.go), the one table.
 const (
 	CodeMalformed        = "malformed"          // bytes that do not decode as the expected msgpack shape
 	CodeUnknownEvent     = "unknown_event"      // an event type the core does not know
@@ -45,3 +45,32 @@ func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
+
+// One sentinel per code, for errors.Is: errors.Is(err, ErrNotFound) holds
+// for any *Error with code not_found in err's chain, whether the core, a
+// host or the server made it (the Go host types a 404 answer as
+// not_found, with or without the server's {code, message} body). Compare,
+// never modify them.
+var (
+	ErrMalformed        = &Error{Code: CodeMalformed, Message: "malformed input"}
+	ErrUnknownEvent     = &Error{Code: CodeUnknownEvent, Message: "unknown event"}
+	ErrUnknownFrame     = &Error{Code: CodeUnknownFrame, Message: "unknown frame"}
+	ErrUnknownPartType  = &Error{Code: CodeUnknownPartType, Message: "unknown part type"}
+	ErrInvalidPart      = &Error{Code: CodeInvalidPart, Message: "invalid part"}
+	ErrInvalidMessage   = &Error{Code: CodeInvalidMessage, Message: "invalid message"}
+	ErrSequenceChanged  = &Error{Code: CodeSequenceChanged, Message: "sequence changed"}
+	ErrRevisionBackward = &Error{Code: CodeRevisionBackward, Message: "revision went backwards"}
+	ErrDoneIsFinal      = &Error{Code: CodeDoneIsFinal, Message: "the message is done"}
+	ErrBadRequest       = &Error{Code: CodeBadRequest, Message: "bad request"}
+	ErrTooLarge         = &Error{Code: CodeTooLarge, Message: "too large"}
+	ErrNotFound         = &Error{Code: CodeNotFound, Message: "not found"}
+	ErrNotPending       = &Error{Code: CodeNotPending, Message: "the interaction is not pending"}
+	ErrConflict         = &Error{Code: CodeConflict, Message: "conflict"}
+	ErrUnauthorized     = &Error{Code: CodeUnauthorized, Message: "unauthorized"}
+	ErrForbidden        = &Error{Code: CodeForbidden, Message: "forbidden"}
+	ErrRateLimited      = &Error{Code: CodeRateLimited, Message: "rate limited"}
+	ErrInternal         = &Error{Code: CodeInternal, Message: "internal error"}
+	ErrClosed           = &Error{Code: CodeClosed, Message: "closed"}
+	ErrTimeout          = &Error{Code: CodeTimeout, Message: "timed out"}
+	ErrCoreBroken       = &Error{Code: CodeCoreBroken, Message: "the core is broken"}
+)

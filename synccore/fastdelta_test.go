@@ -45,19 +45,19 @@ func TestFastDeltaSameAsOrdinaryPath(t *testing.T) {
 			case 3:
 				f.Revision += int64(rng.Intn(3)) - 1
 			}
-			data := EncodeFrames([]Frame{f})
+			data := encodeFrames([]Frame{f})
 			if rng.Intn(10) == 0 { // an odd but valid encoding: keys reordered
 				data = libEncode(t, []any{map[string]any{"text": f.Text, "seq": f.Seq, "kind": "delta", "message_id": f.MessageID,
 					"revision": f.Revision, "part_id": f.PartID, "offset": f.Offset}})
 			}
-			ev := EncodeEvent(Event{Type: EvFrames, Data: data})
+			ev := encodeEvent(Event{Type: EvFrames, Data: data})
 			if rng.Intn(15) == 0 { // the client lost the connection and came back
-				ev = EncodeEvent(Event{Type: EvConnectionLost, Jitter: 7})
+				ev = encodeEvent(Event{Type: EvConnectionLost, Jitter: 7})
 			}
 			noFastDelta = false
-			got := fast.HandleBytes(ev)
+			got := fast.handleBytes(ev)
 			noFastDelta = true
-			want := slow.HandleBytes(ev)
+			want := slow.handleBytes(ev)
 			noFastDelta = false
 			if !bytes.Equal(got, want) {
 				t.Fatalf("seed %d step %d: output\nfast %x\nslow %x", seed, step, got, want)
@@ -75,25 +75,25 @@ func TestFastDeltaSameAsOrdinaryPath(t *testing.T) {
 				seq++
 			}
 		}
-		if a, b := fast.Digest(), slow.Digest(); a != b || !bytes.Equal(fast.ViewBytes(), slow.ViewBytes()) {
+		if a, b := fast.Digest(), slow.Digest(); a != b || !bytes.Equal(fast.viewBytes(), slow.viewBytes()) {
 			t.Fatalf("seed %d: views differ", seed)
 		}
 	}
 }
 
 // TestFastDeltaTaken: a stream of in-order deltas goes through the
-// shortcut after the first, and AppendHandleBytes then allocates nothing.
+// shortcut after the first, and appendHandleBytes then allocates nothing.
 func TestFastDeltaTaken(t *testing.T) {
 	c := liveClient(t, agentMsg("m1", 1, 1, MessageStreaming, textPart("p1", 1, StateStreaming, "")))
 	off := int64(0)
 	seq := uint64(2)
 	next := func() []byte {
-		d := EncodeFrames([]Frame{{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: "abc"}})
+		d := encodeFrames([]Frame{{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: "abc"}})
 		seq++
 		off += 3
-		return EncodeEvent(Event{Type: EvFrames, Data: d})
+		return encodeEvent(Event{Type: EvFrames, Data: d})
 	}
-	buf := c.AppendHandleBytes(nil, next()) // the first delta warms the caches
+	buf := c.appendHandleBytes(nil, next()) // the first delta warms the caches
 	ev := next()
 	if _, ok := c.fastDelta(nil, ev); !ok {
 		t.Fatal("shortcut not taken for an in-order delta")
@@ -102,10 +102,10 @@ func TestFastDeltaTaken(t *testing.T) {
 	for i := range evs {
 		evs[i] = next()
 	}
-	if n := testing.AllocsPerRun(100, func() { buf = c.AppendHandleBytes(buf[:0], evs[0]); evs = evs[1:] }); n > 0 {
+	if n := testing.AllocsPerRun(100, func() { buf = c.appendHandleBytes(buf[:0], evs[0]); evs = evs[1:] }); n > 0 {
 		t.Fatalf("%v allocations per delta", n)
 	}
-	if o, err := DecodeOutput(buf); err != nil || len(o.Commands) != 1 || o.Commands[0].MessageIDs[0] != "m1" {
+	if o, err := decodeOutput(buf); err != nil || len(o.Commands) != 1 || o.Commands[0].MessageIDs[0] != "m1" {
 		t.Fatalf("output %+v %v", o, err)
 	}
 }

@@ -45,7 +45,7 @@ func nextFrame(r *msgp.Reader, rf *rawFrame) *Error {
 	if err != nil {
 		return asError(err)
 	}
-	if err := ValidateFrame(&f); err != nil {
+	if err := validateFrame(&f); err != nil {
 		return asError(err)
 	}
 	*rf = rawFrame{seq: f.Seq, full: &f}

@@ -10,9 +10,9 @@ import (
 // TestHotPathTaken: the frames event of a delta goes through the
 // reflection-free reader, not the generic decoder.
 func TestHotPathTaken(t *testing.T) {
-	data := EncodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 3, Text: "x"}})
+	data := encodeFrames([]Frame{{Seq: 2, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: 3, Text: "x"}})
 	var ev Event
-	if decodeEventInPlace(EncodeEvent(Event{Type: EvFrames, Data: data}), &ev) != nil || ev.Type != EvFrames || len(ev.Data) != len(data) {
+	if decodeEventInPlace(encodeEvent(Event{Type: EvFrames, Data: data}), &ev) != nil || ev.Type != EvFrames || len(ev.Data) != len(data) {
 		t.Fatalf("fast event path not taken: %+v", ev)
 	}
 	r := msgp.Reader{Buf: data}
@@ -31,19 +31,19 @@ func TestDeltaAllocs(t *testing.T) {
 		off := int64(size)
 		seq := uint64(2)
 		next := func() []byte {
-			d := EncodeFrames([]Frame{{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: "abc"}})
+			d := encodeFrames([]Frame{{Seq: seq, Kind: FrameDelta, MessageID: "m1", Revision: 1, PartID: "p1", Offset: off, Text: "abc"}})
 			seq++
 			off += 3
 			return d
 		}
-		c.HandleBytes(EncodeEvent(Event{Type: EvFrames, Data: next()})) // warm up buffers
+		c.handleBytes(encodeEvent(Event{Type: EvFrames, Data: next()})) // warm up buffers
 		const runs = 50
 		var raws [][]byte
 		for range runs + 1 { // AllocsPerRun calls once more to warm up
-			raws = append(raws, EncodeEvent(Event{Type: EvFrames, Data: next()}))
+			raws = append(raws, encodeEvent(Event{Type: EvFrames, Data: next()}))
 		}
-		if n := testing.AllocsPerRun(runs, func() { c.HandleBytes(raws[0]); raws = raws[1:] }); n > 1 {
-			t.Fatalf("size %d: HandleBytes: %v allocs per delta", size, n)
+		if n := testing.AllocsPerRun(runs, func() { c.handleBytes(raws[0]); raws = raws[1:] }); n > 1 {
+			t.Fatalf("size %d: handleBytes: %v allocs per delta", size, n)
 		}
 		var evs []Event
 		for range runs + 1 {
@@ -66,13 +66,13 @@ func TestDeltaCostFlat(t *testing.T) {
 		const n = 2000
 		raws := make([][]byte, n)
 		for i := range raws {
-			raws[i] = EncodeEvent(Event{Type: EvFrames, Data: EncodeFrames([]Frame{{Seq: uint64(i + 2), Kind: FrameDelta,
+			raws[i] = encodeEvent(Event{Type: EvFrames, Data: encodeFrames([]Frame{{Seq: uint64(i + 2), Kind: FrameDelta,
 				MessageID: "m1", Revision: 1, PartID: "p1", Offset: int64(size + 12*i), Text: "lorem ipsum "}})})
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for _, r := range raws {
-			c.HandleBytes(r)
+			c.handleBytes(r)
 		}
 		runtime.ReadMemStats(&after)
 		if c.byID["m1"].textLen(0) != size+12*n {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
 )
@@ -39,12 +40,12 @@ func seedEvents(f *testing.F) [][]byte {
 
 func FuzzDecodeFrames(f *testing.F) {
 	for _, ev := range seedEvents(f) {
-		if e, err := synccore.DecodeEvent(ev); err == nil && e.Type == synccore.EvFrames {
+		if e, err := wire.DecodeEvent(ev); err == nil && e.Type == synccore.EvFrames {
 			f.Add(e.Data)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		frames, err := synccore.DecodeFrames(data)
+		frames, err := wire.DecodeFrames(data)
 		if err != nil {
 			var e *synccore.Error
 			if !errors.As(err, &e) || e.Code != synccore.CodeMalformed {
@@ -53,7 +54,7 @@ func FuzzDecodeFrames(f *testing.F) {
 			return
 		}
 		for i := range frames {
-			if err := synccore.ValidateFrame(&frames[i]); err != nil {
+			if err := wire.ValidateFrame(&frames[i]); err != nil {
 				var e *synccore.Error
 				if !errors.As(err, &e) || !knownCodes[e.Code] {
 					t.Fatalf("untyped error: %v", err)
@@ -63,7 +64,7 @@ func FuzzDecodeFrames(f *testing.F) {
 		// The same bytes through a live client: the hot path and the
 		// generic path must both stay typed and panic-free.
 		c := liveForFuzz(t)
-		out, err := synccore.DecodeOutput(c.HandleBytes(synccore.EncodeEvent(synccore.Event{Type: synccore.EvFrames, Data: data})))
+		out, err := wire.DecodeOutput(wire.HandleBytes(c, wire.EncodeEvent(synccore.Event{Type: synccore.EvFrames, Data: data})))
 		if err != nil {
 			t.Fatalf("output does not decode: %v", err)
 		}
@@ -93,7 +94,7 @@ func FuzzHandleBytes(f *testing.F) {
 			n = min(n, len(data))
 			ev := data[:n]
 			data = data[n:]
-			out, err := synccore.DecodeOutput(c.HandleBytes(ev))
+			out, err := wire.DecodeOutput(wire.HandleBytes(c, ev))
 			if err != nil {
 				t.Fatalf("output does not decode: %v", err)
 			}
@@ -101,7 +102,7 @@ func FuzzHandleBytes(f *testing.F) {
 			if out.Error != nil && !knownCodes[out.Error.Code] {
 				t.Fatalf("bad error: %+v", out.Error)
 			}
-			_ = c.ViewBytes()
+			_ = wire.ViewBytes(c)
 			_ = c.Digest()
 		}
 	})
@@ -113,14 +114,14 @@ func liveForFuzz(t *testing.T) *synccore.Client {
 	if _, err := c.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "s1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Handle(synccore.Event{Type: synccore.EvFrames, Data: synccore.EncodeFrames(steps[0])}); err != nil {
+	if _, err := c.Handle(synccore.Event{Type: synccore.EvFrames, Data: wire.EncodeFrames(steps[0])}); err != nil {
 		t.Fatal(err)
 	}
 	m := synccore.Message{MessageID: "m1", SessionID: "s1", Sequence: 1, Revision: 1, Role: synccore.RoleAgent,
 		State: synccore.MessageStreaming, Visibility: synccore.VisibilityVisible,
 		Parts: []synccore.Part{{PartID: "p1", Sequence: 1, Type: synccore.PartText, State: synccore.StateStreaming, Text: "ab"}}}
 	p := synccore.MessagePage{Items: []synccore.Message{m}, Total: 1}
-	if _, err := c.Handle(synccore.Event{Type: synccore.EvPage, RequestID: 1, Data: synccore.EncodePage(p)}); err != nil {
+	if _, err := c.Handle(synccore.Event{Type: synccore.EvPage, RequestID: 1, Data: wire.EncodePage(p)}); err != nil {
 		t.Fatal(err)
 	}
 	return c

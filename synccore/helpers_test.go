@@ -15,16 +15,16 @@ func agentMsg(id string, seq, rev int64, state MessageState, parts ...Part) Mess
 		State: state, TurnID: "t1", Visibility: VisibilityVisible, CreatedAt: 1000 + seq, Parts: parts}
 }
 
-func textPart(id string, seq int64, state, text string) Part {
+func textPart(id string, seq int64, state PartState, text string) Part {
 	return Part{PartID: id, Sequence: seq, Type: PartText, State: state, Text: text, StepID: "st1"}
 }
 
 func framesEvent(frames ...Frame) Event {
-	return Event{Type: EvFrames, Data: EncodeFrames(frames)}
+	return Event{Type: EvFrames, Data: encodeFrames(frames)}
 }
 
 func pageEvent(req uint64, p MessagePage) Event {
-	return Event{Type: EvPage, RequestID: req, Data: EncodePage(p)}
+	return Event{Type: EvPage, RequestID: req, Data: encodePage(p)}
 }
 
 func mustHandle(t testing.TB, c *Client, ev Event) []Command {

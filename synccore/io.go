@@ -109,7 +109,7 @@ type Command struct {
 	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
 }
 
-// Output is the msgpack answer of HandleBytes: the commands, or the typed
+// Output is the msgpack answer of handleBytes: the commands, or the typed
 // error that made the core reject the event (its state is then unchanged).
 type Output struct {
 	Commands []Command `msgpack:"commands" json:"commands"`
@@ -128,6 +128,6 @@ type View struct {
 	LoadingOlder       bool      `msgpack:"loading_older" json:"loading_older"`
 	IncludeInternal    bool      `msgpack:"include_internal" json:"include_internal"`
 	// Digest is hex SHA-256 of the canonical encoding of Messages (see
-	// DigestMessages): equal on every host for the same view.
+	// digestMessages): equal on every host for the same view.
 	Digest string `msgpack:"digest" json:"digest"`
 }

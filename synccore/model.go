@@ -1,10 +1,17 @@
 // Package synccore is the canonical model of an agent session and the pure,
 // sans-IO client state machine that keeps a view of it exact.
 //
-// It imports nothing of this repository, touches no network, clock or
-// randomness, and never iterates a map where order could leak into output:
-// the same events always give the same commands, view and digest, natively,
-// under wazero and in JavaScript engines.
+// Its API is the model (Message, Part, Frame, the events and commands),
+// Client, the changes a host patches its copy with (Changes, Mirror,
+// MessageList) and the typed errors. The codec, the digest and the
+// WebAssembly module's byte calls are internal/wire's, for this module's
+// server and hosts.
+//
+// It imports nothing of this repository but a leaf internal package
+// (internal/corelink), touches no network, clock or randomness, and never
+// iterates a map where order could leak into output: the same events always
+// give the same commands, view and digest, natively, under wazero and in
+// JavaScript engines.
 package synccore
 
 // Role says who wrote a message.
@@ -51,21 +58,27 @@ const (
 	PartError       PartType = "error"
 )
 
+// PartState is a part's own state (Part.State): streaming or done for text
+// and reasoning, a Tool* state for tools, an Action* state for actions.
+// Each constant is named as the wire names its value (docs/protocol.md §2):
+// ToolAwaitingApproval is "awaiting-approval".
+type PartState string
+
 // Streaming states of text and reasoning parts.
 const (
-	StateStreaming = "streaming"
-	StateDone      = "done"
+	StateStreaming PartState = "streaming"
+	StateDone      PartState = "done"
 )
 
 // Tool states: the whole life of one tool call lives in one part.
 const (
-	ToolInputStreaming  = "input-streaming"   // the model is still writing the input
-	ToolInputAvailable  = "input-available"   // input complete, not yet running
-	ToolAwaitingApprove = "awaiting-approval" // suspended on an interaction
-	ToolRunning         = "running"
-	ToolOutputAvailable = "output-available" // finished with output
-	ToolOutputError     = "output-error"     // finished with an error (output holds it)
-	ToolOutputDenied    = "output-denied"    // the user denied the call
+	ToolInputStreaming   PartState = "input-streaming"   // the model is still writing the input
+	ToolInputAvailable   PartState = "input-available"   // input complete, not yet running
+	ToolAwaitingApproval PartState = "awaiting-approval" // suspended on an interaction
+	ToolRunning          PartState = "running"
+	ToolOutputAvailable  PartState = "output-available" // finished with output
+	ToolOutputError      PartState = "output-error"     // finished with an error (output holds it)
+	ToolOutputDenied     PartState = "output-denied"    // the user denied the call
 )
 
 // Interaction statuses.
@@ -77,9 +90,9 @@ const (
 
 // Action states.
 const (
-	ActionPending   = "pending"
-	ActionCompleted = "completed"
-	ActionFailed    = "failed"
+	ActionPending   PartState = "pending"
+	ActionCompleted PartState = "completed"
+	ActionFailed    PartState = "failed"
 )
 
 // Error scopes.
@@ -105,7 +118,7 @@ type Part struct {
 	StepID string `msgpack:"step_id,omitempty" json:"step_id,omitempty" codec:"shared"`
 	// State is the part's own state: streaming/done for text and reasoning,
 	// a Tool* state for tools, an Action* state for actions.
-	State string `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"`
+	State PartState `msgpack:"state,omitempty" json:"state,omitempty" codec:"shared"`
 
 	// text, reasoning
 	Text string `msgpack:"text,omitempty" json:"text,omitempty"`

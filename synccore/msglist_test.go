@@ -93,7 +93,7 @@ func TestMessageListBounds(t *testing.T) {
 // it arrives whole, so the delta appends without copying the text.
 func TestMirrorSharesWhatDidNotChange(t *testing.T) {
 	var mir Mirror
-	msg := func(seq int64, text, state string) *Message {
+	msg := func(seq int64, text string, state PartState) *Message {
 		return &Message{MessageID: fmt.Sprint("m", seq), Sequence: seq,
 			Parts: []Part{{PartID: "p", Type: PartText, State: state, Text: text}}}
 	}

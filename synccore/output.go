@@ -1,7 +1,7 @@
 package synccore
 
 // appendOutputOf appends the encoding of Output{Commands: cmds, Error: err}
-// (appendOutput, generated). HandleBytes runs it for every event, including
+// (appendOutput, generated). handleBytes runs it for every event, including
 // every delta, so it must not allocate beyond the result slice. The bytes
 // equal what msgpack/v5 writes for the same Output with UseCompactInts(true),
 // except that Commands is always an array, never nil.

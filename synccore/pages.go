@@ -34,7 +34,7 @@ func (c *Client) onPageFailed(ev *Event) {
 // pageOf decodes and validates the page of an event.
 func pageOf(ev *Event) (MessagePage, error) {
 	if ev.Page != nil {
-		if err := ValidatePage(*ev.Page); err != nil {
+		if err := validatePage(*ev.Page); err != nil {
 			return MessagePage{}, err
 		}
 		// The host keeps its page: the window must not share its slices.
@@ -45,7 +45,7 @@ func pageOf(ev *Event) (MessagePage, error) {
 		}
 		return p, nil
 	}
-	return DecodePage(ev.Data)
+	return decodePage(ev.Data)
 }
 
 // visible drops internal messages a server sent although they were not
@@ -222,7 +222,7 @@ func (c *Client) olderFailed() {
 	c.olderReq = 0
 	c.olderAttempt++
 	c.olderTimer = c.newTimer()
-	c.emit(Command{Type: CmdSetTimer, TimerID: c.olderTimer, DelayMs: Backoff(c.olderAttempt, c.jitter)})
+	c.emit(Command{Type: CmdSetTimer, TimerID: c.olderTimer, DelayMs: backoffDelay(c.olderAttempt, c.jitter)})
 }
 
 // uniqueBySequence orders the items of several pages by sequence and keeps

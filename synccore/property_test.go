@@ -237,12 +237,12 @@ func (h *simHost) syncMirror() {
 		ch = h.c.TakeChanges()
 	} else {
 		var err error
-		b := h.c.AppendChangesBytes(nil)
-		if ch, err = DecodeChanges(b); err != nil {
+		b := h.c.appendChangesBytes(nil)
+		if ch, err = decodeChanges(b); err != nil {
 			h.t.Fatalf("step %d: decode changes: %v", h.steps, err)
 		}
-		if !bytes.Equal(EncodeChanges(ch), b) {
-			h.t.Fatalf("step %d: AppendChangesBytes differs from EncodeChanges", h.steps)
+		if !bytes.Equal(encodeChanges(ch), b) {
+			h.t.Fatalf("step %d: appendChangesBytes differs from encodeChanges", h.steps)
 		}
 	}
 	h.applyChanges(ch)
@@ -262,14 +262,14 @@ func (h *simHost) applyChanges(ch Changes) {
 	h.lastTake, h.compactID = ch, ""
 	h.lastTake.Reset = false
 	prev := h.mirror.Messages()
-	prevDigest := DigestMessages(prev.Values())
+	prevDigest := digestMessages(prev.Values())
 	got, err := h.mirror.Apply(ch)
 	if err != nil {
 		h.t.Fatalf("step %d: apply changes: %v", h.steps, err)
 	}
 	h.checkShared(prev, prevDigest, got, ch)
 	v := h.c.View()
-	if DigestMessages(got.Values()) != v.Digest || got.Len() != len(v.Messages) {
+	if digestMessages(got.Values()) != v.Digest || got.Len() != len(v.Messages) {
 		h.t.Fatalf("step %d: mirror holds %d messages, view %d: digests differ", h.steps, got.Len(), len(v.Messages))
 	}
 	if ch.Status != v.Status || ch.Total != v.Total || ch.HasMoreOlder != v.HasMoreOlder ||
@@ -282,7 +282,7 @@ func (h *simHost) applyChanges(ch Changes) {
 // patch is unchanged, and every message the changes did not name is the
 // same *Message in the new list.
 func (h *simHost) checkShared(prev MessageList, prevDigest string, got MessageList, ch Changes) {
-	if DigestMessages(prev.Values()) != prevDigest {
+	if digestMessages(prev.Values()) != prevDigest {
 		h.t.Fatalf("step %d: a patch changed the list handed out before it", h.steps)
 	}
 	if ch.Reset {
@@ -315,7 +315,7 @@ func (h *simHost) handle(ev Event) {
 	case 2:
 		cmds, err = h.handleCompact(ev) // changes_handle_test.go
 	default:
-		o, derr := DecodeOutput(h.c.HandleBytes(EncodeEvent(ev)))
+		o, derr := decodeOutput(h.c.handleBytes(encodeEvent(ev)))
 		if derr != nil {
 			h.t.Fatalf("output: %v", derr)
 		}
@@ -395,7 +395,7 @@ func (h *simHost) deliver(n int, chaos bool) {
 		}
 	}
 	h.sub.sent = append(h.sub.sent, batch...)
-	h.handle(Event{Type: EvFrames, Data: EncodeFrames(batch)})
+	h.handle(Event{Type: EvFrames, Data: encodeFrames(batch)})
 }
 
 func (h *simHost) servePage(fail bool) {
@@ -407,7 +407,7 @@ func (h *simHost) servePage(fail bool) {
 		return
 	}
 	p := h.srv.page(cmd.Limit, cmd.BeforeSequence)
-	h.handle(Event{Type: EvPage, RequestID: cmd.RequestID, Data: EncodePage(p)})
+	h.handle(Event{Type: EvPage, RequestID: cmd.RequestID, Data: encodePage(p)})
 }
 
 func (h *simHost) fireTimer() {
@@ -449,7 +449,7 @@ func (h *simHost) chaosStep() {
 		if g := h.ghost; g != nil && len(g.sent)+len(g.queue) > 0 {
 			all := append(append([]Frame(nil), g.sent...), g.queue...)
 			f := all[h.rng.Intn(len(all))]
-			h.handle(Event{Type: EvFrames, Data: EncodeFrames([]Frame{f})})
+			h.handle(Event{Type: EvFrames, Data: encodeFrames([]Frame{f})})
 		}
 	}
 }
@@ -520,7 +520,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 				t.Fatalf("no history exercised %s", k)
 			}
 		}
-		if got, want := h.c.Digest(), DigestMessages(h.srv.msgs); got != want {
+		if got, want := h.c.Digest(), digestMessages(h.srv.msgs); got != want {
 			t.Fatalf("seed %d: client holds %d messages, server %d: digests differ", seed, len(h.c.win), len(h.srv.msgs))
 		}
 	}

@@ -41,7 +41,7 @@ func (c *Client) resync(reason string, serverAsked, closeSub bool) {
 	}
 	c.setStatus(StatusBackoff, reason)
 	c.timer = c.newTimer()
-	c.emit(Command{Type: CmdSetTimer, TimerID: c.timer, DelayMs: Backoff(attempt, c.jitter)})
+	c.emit(Command{Type: CmdSetTimer, TimerID: c.timer, DelayMs: backoffDelay(attempt, c.jitter)})
 }
 
 // fail is resync for a broken stream: the error goes to the Output too.

@@ -77,7 +77,7 @@ func ptr[T any](v T) *T { return &v }
 
 // snapshot is the observable state, to prove "nothing changed".
 func snapshot(c *Client) []byte {
-	b := c.ViewBytes()
+	b := c.viewBytes()
 	return append(b, []byte(c.status)...)
 }
 

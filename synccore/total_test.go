@@ -14,12 +14,12 @@ func TestTotalCountsInternal(t *testing.T) {
 		Visibility: VisibilityInternal, CreatedAt: 2, Parts: []Part{{PartID: "p1", Sequence: 1, Type: PartText, Text: "recover"}}}
 	visible := Message{MessageID: "m3", SessionID: "s", Sequence: 3, Revision: 1, Role: RoleUser,
 		Visibility: VisibilityVisible, CreatedAt: 3, Parts: []Part{{PartID: "p1", Sequence: 1, Type: PartText, Text: "hi"}}}
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 2, Kind: FrameMessage, Message: &internal})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 2, Kind: FrameMessage, Message: &internal})))
 	v := c.View()
 	if v.Total != 2 || len(v.Messages) != 1 {
 		t.Fatalf("after an internal message: total %d, %d messages; want 2 and the internal one hidden", v.Total, len(v.Messages))
 	}
-	c.HandleBytes(EncodeEvent(framesEvent(Frame{Seq: 3, Kind: FrameMessage, Message: &visible}, Frame{Seq: 4, Kind: FrameMessage, Message: &visible})))
+	c.handleBytes(encodeEvent(framesEvent(Frame{Seq: 3, Kind: FrameMessage, Message: &visible}, Frame{Seq: 4, Kind: FrameMessage, Message: &visible})))
 	if v := c.View(); v.Total != 3 || len(v.Messages) != 2 || c.Status() != StatusLive {
 		t.Fatalf("after a visible message sent twice: total %d, %d messages, %s; want 3, 2, live", v.Total, len(v.Messages), c.Status())
 	}

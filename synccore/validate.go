@@ -25,11 +25,11 @@ func partAllowed(role Role, t PartType) bool {
 	return false
 }
 
-// ValidatePart checks one part of a message of the given role: its type,
+// validatePartValue checks one part of a message of the given role: its type,
 // ids and the state or status values its type allows.
-func ValidatePart(role Role, p Part) error { return validatePart(role, &p) }
+func validatePartValue(role Role, p Part) error { return validatePart(role, &p) }
 
-// validatePart is ValidatePart without copying the part (448 bytes; a page
+// validatePart is validatePartValue without copying the part (448 bytes; a page
 // of 200 messages validates 800 of them).
 func validatePart(role Role, p *Part) error {
 	if !knownPartType(p.Type) {
@@ -61,7 +61,7 @@ func validatePart(role Role, p *Part) error {
 		}
 	case PartTool:
 		switch p.State {
-		case ToolInputStreaming, ToolInputAvailable, ToolAwaitingApprove, ToolRunning,
+		case ToolInputStreaming, ToolInputAvailable, ToolAwaitingApproval, ToolRunning,
 			ToolOutputAvailable, ToolOutputError, ToolOutputDenied:
 		default:
 			return Errorf(CodeInvalidPart, "part %q: tool state %q is not a tool state", p.PartID, p.State)
@@ -135,9 +135,9 @@ func validateRequest(p *Part) error {
 	return nil
 }
 
-// ValidateMessage checks a whole message: ids, role, state, visibility and
+// validateMessage checks a whole message: ids, role, state, visibility and
 // every part, whose sequences must be 1..n in order with distinct ids.
-func ValidateMessage(m Message) error {
+func validateMessage(m Message) error {
 	if m.MessageID == "" {
 		return Errorf(CodeInvalidMessage, "message without message_id")
 	}
@@ -185,12 +185,12 @@ func ValidateMessage(m Message) error {
 	return nil
 }
 
-// ValidateTransition checks that next may follow old as a later committed
+// validateTransition checks that next may follow old as a later committed
 // revision of the same message: same identity and sequence, a higher
 // revision, old not done, and every part of old still present at its
 // sequence with its type.
-func ValidateTransition(old, next Message) error {
-	if err := ValidateMessage(next); err != nil {
+func validateTransition(old, next Message) error {
+	if err := validateMessage(next); err != nil {
 		return err
 	}
 	if old.MessageID != next.MessageID || old.SessionID != next.SessionID || old.Role != next.Role {
@@ -220,11 +220,11 @@ func ValidateTransition(old, next Message) error {
 	return nil
 }
 
-// ValidatePage checks every message of a page and that items are in
+// validatePage checks every message of a page and that items are in
 // increasing sequence order.
-func ValidatePage(p MessagePage) error {
+func validatePage(p MessagePage) error {
 	for i := range p.Items {
-		if err := ValidateMessage(p.Items[i]); err != nil {
+		if err := validateMessage(p.Items[i]); err != nil {
 			return errf(err, "page item %d", i)
 		}
 		if i > 0 && p.Items[i].Sequence <= p.Items[i-1].Sequence {
@@ -237,9 +237,9 @@ func ValidatePage(p MessagePage) error {
 	return nil
 }
 
-// ValidateFrame checks the meaning of one decoded frame: a known kind and
+// validateFrame checks the meaning of one decoded frame: a known kind and
 // the fields that kind needs.
-func ValidateFrame(f *Frame) error {
+func validateFrame(f *Frame) error {
 	switch f.Kind {
 	case FrameHello:
 		if f.Protocol != ProtocolVersion {
@@ -249,7 +249,7 @@ func ValidateFrame(f *Frame) error {
 		if f.Message == nil {
 			return Errorf(CodeMalformed, "message frame %d without message", f.Seq)
 		}
-		if err := ValidateMessage(*f.Message); err != nil {
+		if err := validateMessage(*f.Message); err != nil {
 			return errf(err, "message frame %d", f.Seq)
 		}
 	case FramePart:

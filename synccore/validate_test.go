@@ -50,7 +50,7 @@ func TestValidatePart(t *testing.T) {
 		{"data ok", RoleUser, Part{PartID: "p", Sequence: 1, Type: PartData, DataType: "chart", Data: []any{int8(1)}}, ""},
 	}
 	for _, tc := range cases {
-		if got := code(ValidatePart(tc.role, tc.p)); got != tc.want {
+		if got := code(validatePartValue(tc.role, tc.p)); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -58,7 +58,7 @@ func TestValidatePart(t *testing.T) {
 
 func TestValidateMessage(t *testing.T) {
 	ok := agentMsg("m", 2, 1, MessageStreaming, textPart("a", 1, StateDone, "x"), textPart("b", 2, StateStreaming, "y"))
-	if err := ValidateMessage(ok); err != nil {
+	if err := validateMessage(ok); err != nil {
 		t.Fatal(err)
 	}
 	mut := func(f func(*Message)) Message {
@@ -87,7 +87,7 @@ func TestValidateMessage(t *testing.T) {
 		{"agent-only type in user message", userMsgWith(func(m *Message) { m.Parts[0].Type = PartReasoning }), CodeInvalidPart},
 	}
 	for _, tc := range cases {
-		if got := code(ValidateMessage(tc.m)); got != tc.want {
+		if got := code(validateMessage(tc.m)); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -135,7 +135,7 @@ func TestValidateTransition(t *testing.T) {
 		{"invalid new", old, next(func(m *Message) { m.Parts[0].Type = "video" }), CodeUnknownPartType},
 	}
 	for _, tc := range cases {
-		if got := code(ValidateTransition(tc.old, tc.new)); got != tc.want {
+		if got := code(validateTransition(tc.old, tc.new)); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -151,8 +151,8 @@ func TestBackoff(t *testing.T) {
 		{8, 1000, 30000}, {50, 1000, 30000}, {50, 0, 15000}, {1, 5000, 250}, {1, -3, 125},
 	}
 	for _, tc := range cases {
-		if got := Backoff(tc.attempt, tc.jitter); got != tc.want {
-			t.Errorf("Backoff(%d, %d) = %d, want %d", tc.attempt, tc.jitter, got, tc.want)
+		if got := backoffDelay(tc.attempt, tc.jitter); got != tc.want {
+			t.Errorf("backoffDelay(%d, %d) = %d, want %d", tc.attempt, tc.jitter, got, tc.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -50,10 +51,10 @@ func exercised(t *testing.T, traces []Trace) []map[string]bool {
 		out[i] = map[string]bool{}
 		c := synccore.NewClient(synccore.Options{})
 		for _, s := range tr.Steps {
-			if ev, err := synccore.DecodeEvent(s.Event); err == nil {
+			if ev, err := wire.DecodeEvent(s.Event); err == nil {
 				out[i][c.View().Status+"|"+ev.Type] = true
 			}
-			c.HandleBytes(s.Event)
+			wire.HandleBytes(c, s.Event)
 		}
 	}
 	return out

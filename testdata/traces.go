@@ -44,7 +44,7 @@ type Expect struct {
 	Error     string             `json:"error,omitempty"` // the Output's error code, if any
 	OutputB64 string             `json:"output_b64"`
 	// View, when present, is the view after the step in readable form, and
-	// Digest its exact digest (View.Digest, synccore.DigestMessages).
+	// Digest its exact digest (View.Digest, wire.DigestMessages).
 	View   *ViewSummary `json:"view,omitempty"`
 	Digest string       `json:"digest,omitempty"`
 }
@@ -140,7 +140,7 @@ func Summarize(v synccore.View) ViewSummary {
 		ms := MessageSummary{ID: m.MessageID, Sequence: m.Sequence, Revision: m.Revision,
 			Role: string(m.Role), State: string(m.State), Parts: []PartSummary{}}
 		for _, p := range m.Parts {
-			ps := PartSummary{ID: p.PartID, Type: string(p.Type), State: p.State}
+			ps := PartSummary{ID: p.PartID, Type: string(p.Type), State: string(p.State)}
 			switch p.Type {
 			case synccore.PartText, synccore.PartReasoning:
 				ps.Text = p.Text

@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"unsafe"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -129,7 +130,7 @@ func clientFree(h int32) {
 //go:wasmexport agentsync_handle
 func handle(h, ptr, n int32) int64 {
 	return guarded("agentsync_handle", h, ptr, n, func(s *slot, in []byte) int64 {
-		handleOut = s.client.AppendHandleBytes(handleOut[:0], in)
+		handleOut = wire.AppendHandleBytes(s.client, handleOut[:0], in)
 		s.checkRecovered(handleOut)
 		return out(handleOut)
 	})
@@ -144,7 +145,7 @@ func handle(h, ptr, n int32) int64 {
 func handleChanges(h, ptr, n int32) int64 {
 	return guarded("agentsync_handle_changes", h, ptr, n, func(s *slot, in []byte) int64 {
 		var outLen int
-		handleOut, outLen = s.client.AppendHandleChanges(handleOut[:0], in)
+		handleOut, outLen = wire.AppendHandleChanges(s.client, handleOut[:0], in)
 		s.checkRecovered(handleOut[:outLen])
 		return out(handleOut)
 	})
@@ -159,7 +160,7 @@ func handleCompact(h, ptr, n int32) int64 {
 	return guarded("agentsync_handle_compact", h, ptr, n, func(s *slot, in []byte) int64 {
 		var outLen int
 		var compact uint32
-		handleOut, outLen, compact = s.client.AppendHandleCompact(handleOut[:0], in)
+		handleOut, outLen, compact = wire.AppendHandleCompact(s.client, handleOut[:0], in)
 		if compact != 0 {
 			result = nil
 			return int64(compact)
@@ -171,19 +172,19 @@ func handleCompact(h, ptr, n int32) int64 {
 
 //go:wasmexport agentsync_view
 func view(h int32) int64 {
-	return guarded("agentsync_view", h, 0, 0, func(s *slot, _ []byte) int64 { return out(s.client.ViewBytes()) })
+	return guarded("agentsync_view", h, 0, 0, func(s *slot, _ []byte) int64 { return out(wire.ViewBytes(s.client)) })
 }
 
 //go:wasmexport agentsync_message
 func message(h, ptr, n int32) int64 {
 	// An absent message is a result of length 0.
-	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) int64 { return out(s.client.MessageBytes(string(in))) })
+	return guarded("agentsync_message", h, ptr, n, func(s *slot, in []byte) int64 { return out(wire.MessageBytes(s.client, string(in))) })
 }
 
 //go:wasmexport agentsync_changes
 func changes(h int32) int64 {
 	return guarded("agentsync_changes", h, 0, 0, func(s *slot, _ []byte) int64 {
-		changesOut = s.client.AppendChangesBytes(changesOut[:0])
+		changesOut = wire.AppendChangesBytes(s.client, changesOut[:0])
 		return out(changesOut)
 	})
 }
@@ -256,7 +257,7 @@ func (s *slot) checkRecovered(res []byte) {
 	if len(res) == 0 || res[0] != 0x82 || !bytes.Contains(res, brokenCode) {
 		return
 	}
-	o, err := synccore.DecodeOutput(res)
+	o, err := wire.DecodeOutput(res)
 	if err == nil && o.Error != nil && o.Error.Code == synccore.CodeCoreBroken {
 		s.broken = o.Error
 	}
@@ -282,7 +283,7 @@ func inputBytes(ptr, n int32) ([]byte, *synccore.Error) {
 
 // errorOutput encodes an Output that carries only err.
 func errorOutput(err *synccore.Error) []byte {
-	return synccore.EncodeOutput(synccore.Output{Commands: []synccore.Command{}, Error: err})
+	return wire.EncodeOutput(synccore.Output{Commands: []synccore.Command{}, Error: err})
 }
 
 // out keeps b alive until the next export call and packs its address and

@@ -171,15 +171,15 @@ const (
 	done      = synccore.MessageDone
 )
 
-func T(id string, seq int64, state, text string) synccore.Part {
+func T(id string, seq int64, state synccore.PartState, text string) synccore.Part {
 	return synccore.Part{PartID: id, Sequence: seq, Type: synccore.PartText, StepID: "step1", State: state, Text: text}
 }
-func R(id string, seq int64, state, text string) synccore.Part {
+func R(id string, seq int64, state synccore.PartState, text string) synccore.Part {
 	p := T(id, seq, state, text)
 	p.Type = synccore.PartReasoning
 	return p
 }
-func Tool(id string, seq int64, state, name string) synccore.Part {
+func Tool(id string, seq int64, state synccore.PartState, name string) synccore.Part {
 	return synccore.Part{PartID: id, Sequence: seq, Type: synccore.PartTool, StepID: "step1", State: state,
 		ToolCallID: "call-" + id, ToolName: name, Input: map[string]any{"path": "README.md"}}
 }
@@ -187,7 +187,7 @@ func Inter(id string, seq int64, status, tool string) synccore.Part {
 	return synccore.Part{PartID: id, Sequence: seq, Type: synccore.PartInteraction, StepID: "step1", Status: status,
 		InteractionID: "ia-" + id, Request: map[string]any{"kind": "approval", "tool_call_id": tool}}
 }
-func Act(id string, seq int64, state, typ string) synccore.Part {
+func Act(id string, seq int64, state synccore.PartState, typ string) synccore.Part {
 	return synccore.Part{PartID: id, Sequence: seq, Type: synccore.PartAction, State: state, ActionID: "act-" + id,
 		ActionType: typ, Title: typ}
 }

@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/agentsync/agentsync/testdata"
 )
@@ -91,8 +92,8 @@ func build(t trace) (*testdata.File, error) {
 	}
 	for i, s := range t.steps {
 		ev, readable := s.event()
-		out := c.HandleBytes(ev)
-		got, err := synccore.DecodeOutput(out)
+		out := wire.HandleBytes(c, ev)
+		got, err := wire.DecodeOutput(out)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: output: %v", i+1, err)
 		}
@@ -113,7 +114,7 @@ func build(t trace) (*testdata.File, error) {
 			}
 			want.Error = &synccore.Error{Code: s.err, Message: got.Error.Message}
 		}
-		wantBytes := synccore.EncodeOutput(want)
+		wantBytes := wire.EncodeOutput(want)
 		if !bytes.Equal(out, wantBytes) {
 			return nil, fmt.Errorf("step %d (%s):\n got  %s\n want %s", i+1, s.note, js(got), js(want))
 		}
@@ -141,16 +142,16 @@ func (s step) event() ([]byte, readableEvent) {
 		r = readableEvent{Raw: s.note}
 		return s.rawEvent, r
 	case s.frames != nil:
-		ev.Data = synccore.EncodeFrames(s.frames)
+		ev.Data = wire.EncodeFrames(s.frames)
 		r.Frames = s.frames
 	case s.page != nil:
-		ev.Data = synccore.EncodePage(*s.page)
+		ev.Data = wire.EncodePage(*s.page)
 		r.PageObj = s.page
 	case s.rawData != nil:
 		ev.Data = s.rawData
 		r.DataB64 = b64(s.rawData)
 	}
-	return synccore.EncodeEvent(ev), r
+	return wire.EncodeEvent(ev), r
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

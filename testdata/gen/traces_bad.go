@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -27,7 +28,7 @@ func mustMsgpack(v any) []byte {
 // goodThenBad is a WebSocket message of two frames: a valid delta, then a
 // delta whose message_id is a number.
 func goodThenBad() []byte {
-	b := synccore.EncodeFrames(frames(fDelta(2, "m1", 1, "p1", 2, "c")))
+	b := wire.EncodeFrames(frames(fDelta(2, "m1", 1, "p1", 2, "c")))
 	b[0] = 0x92
 	return append(b, mustMsgpack(map[string]any{"seq": 3, "kind": "delta", "message_id": 5})...)
 }
@@ -52,7 +53,7 @@ func badInputTraces() []trace {
 		tr("truncated-frames", "a WebSocket message cut short is malformed",
 			streamingAB,
 			with(one(fails(rawFrames("the last byte is missing", func() []byte {
-				b := synccore.EncodeFrames(frames(fDelta(2, "m1", 1, "p1", 2, "c")))
+				b := wire.EncodeFrames(frames(fDelta(2, "m1", 1, "p1", 2, "c")))
 				return b[:len(b)-1]
 			}(), resyncCmds(anyReason, 1, 187)...), synccore.CodeMalformed)), backoffAB)),
 

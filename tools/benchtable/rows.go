@@ -31,8 +31,8 @@ var rows = []row{
 	{"synccore.ApplyDelta/AppendHandleBytes/1KB", "allocs/op", "", "", atMost(0, "0 allocs")},
 	{"synccore.ApplyDelta/AppendHandleBytes/10240KB", "ns/op", "synccore.ApplyDelta/AppendHandleBytes/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},
 	{"synccore.SnapshotPage200", "ns/op", "synccore.SnapshotPage200Generic", "", atMost(1e6, "<=1 ms")},
-	{"synccore.DecodePart", "ns/op", "server/store/sqlite.DecodePart/reflect", "", note("(stored part bodies)")},
-	{"synccore.AppendFrames", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
+	{"wire.DecodePart", "ns/op", "server/store/sqlite.DecodePart/reflect", "", note("(stored part bodies)")},
+	{"wire.AppendFrames", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
 	// The core under wazero, beside the native core in the same run.
 	{"bindings.ApplyDelta/wasm/1KB", "ns/op", "bindings.ApplyDelta/native/1KB", "", atMost(3000, "<=3 us")},
 	{"bindings.ApplyDelta/wasm/10MB", "ns/op", "bindings.ApplyDelta/wasm/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},

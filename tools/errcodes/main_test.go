@@ -8,7 +8,7 @@ import (
 )
 
 // The committed js/errcodes.js and js/errcodes.d.ts are what the generator
-// writes from synccore.ErrorCodes today: the JS host's table cannot drift.
+// writes from wire.ErrorCodes today: the JS host's table cannot drift.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	for name, want := range files() {
 		got, err := os.ReadFile(filepath.Join("..", "..", "js", name))
@@ -16,7 +16,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 			t.Fatalf("%v: run go generate ./js", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("js/%s differs from synccore.ErrorCodes: run go generate ./js", name)
+			t.Errorf("js/%s differs from wire.ErrorCodes: run go generate ./js", name)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/agentsync/agentsync/server/internal/session"
+import (
+	"github.com/agentsync/agentsync/httpwire"
+	"github.com/agentsync/agentsync/server/internal/session"
+)
 
 // modelLister is the part of a Manager that names its models; optional,
 // so a Manager without it simply shows none.
@@ -10,7 +13,9 @@ type modelLister interface{ Models() []string }
 // action types POST .../actions accepts (a demo shows Retry only if
 // "retry" is there) and the models set_model accepts, the default first.
 func (a *api) withCapabilities(b sessionBody) sessionBody {
-	b.Actions = session.ActionTypes()
+	for _, t := range session.ActionTypes() {
+		b.Actions = append(b.Actions, httpwire.ActionType(t))
+	}
 	if ml, ok := a.mgr.(modelLister); ok {
 		b.Models = ml.Models()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -71,11 +72,11 @@ func encodeWire(v any) (w *wireBuf, ok bool, err error) {
 	switch x := v.(type) {
 	case synccore.MessagePage:
 		w = wirePool.Get().(*wireBuf)
-		w.b, err = synccore.AppendPage(w.b[:0], &x)
+		w.b, err = wire.AppendPage(w.b[:0], &x)
 		return w, true, err
 	case synccore.Message:
 		w = wirePool.Get().(*wireBuf)
-		w.b, err = synccore.AppendMessage(w.b[:0], &x)
+		w.b, err = wire.AppendMessage(w.b[:0], &x)
 		return w, true, err
 	}
 	return nil, false, nil

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -30,7 +31,7 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	te, typed := asTyped(err)
-	status := synccore.HTTPStatus(te.Code) // the one table: synccore/errcodes.go
+	status := wire.HTTPStatus(te.Code) // the one table: synccore/errcodes.go
 	if !typed || status >= 500 {
 		a.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),

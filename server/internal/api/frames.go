@@ -1,6 +1,9 @@
 package api
 
-import "github.com/agentsync/agentsync/synccore"
+import (
+	"github.com/agentsync/agentsync/internal/wire"
+	"github.com/agentsync/agentsync/synccore"
+)
 
 // frameEncoder packs a batch of frames into one WebSocket message: a
 // msgpack array of frames (docs/protocol.md §4), written by synccore's
@@ -46,7 +49,7 @@ func frameText(f *synccore.Frame) int {
 }
 
 func (f *frameEncoder) encode(frames []synccore.Frame) ([]byte, error) {
-	b, err := synccore.AppendFrames(f.b[:0], frames)
+	b, err := wire.AppendFrames(f.b[:0], frames)
 	if err != nil {
 		return nil, err
 	}

@@ -3,48 +3,34 @@ package api
 import (
 	"net/http"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// sessionBody is a session as the API shows it (docs/protocol.md §3).
-type sessionBody struct {
-	SessionID    string `json:"session_id" msgpack:"session_id"`
-	Model        string `json:"model" msgpack:"model"`
-	ApprovalMode string `json:"approval_mode,omitempty" msgpack:"approval_mode,omitempty"`
-	CreatedAt    int64  `json:"created_at" msgpack:"created_at"`
-	UpdatedAt    int64  `json:"updated_at,omitempty" msgpack:"updated_at,omitempty"`
-	HeadSequence int64  `json:"head_sequence" msgpack:"head_sequence"`
-	Title        string `json:"title" msgpack:"title"`
-	// What this server accepts (capabilities.go).
-	Actions []string `json:"actions" msgpack:"actions"`
-	Models  []string `json:"models" msgpack:"models"`
-}
+// sessionBody is a session as the API shows it (docs/protocol.md §3),
+// declared once in httpwire.
+type sessionBody = httpwire.Session
 
 func toSessionBody(s store.Session) sessionBody {
 	return sessionBody{
-		SessionID: s.SessionID, Model: s.Model, ApprovalMode: s.ApprovalMode,
+		SessionID: s.SessionID, Model: s.Model, ApprovalMode: httpwire.ApprovalMode(s.ApprovalMode),
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, HeadSequence: s.HeadSequence,
 		Title: s.Title,
 	}
 }
 
-type createSessionRequest struct {
-	Model string `json:"model" msgpack:"model"`
-}
-
-type sessionList struct {
-	Items []sessionBody `json:"items" msgpack:"items"`
-}
-
+// answerRequest is httpwire.AnswerRequest decoded loosely: session.Answer
+// checks the response's shape against the interaction's kind, so a wrong
+// one is a bad_request naming the shape it needs.
 type answerRequest struct {
 	Response any `json:"response" msgpack:"response"`
 }
 
 // createSession: POST /v1/sessions {"model"?}. The body is optional.
 func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
-	var req createSessionRequest
+	var req httpwire.CreateSessionRequest
 	if present, err := a.decodeBodyOptional(w, r, &req); err != nil && present {
 		a.writeError(w, r, err)
 		return
@@ -69,7 +55,7 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out := sessionList{Items: make([]sessionBody, 0, len(list))}
+	out := httpwire.SessionList{Items: make([]sessionBody, 0, len(list))}
 	for _, s := range list {
 		out.Items = append(out.Items, a.withCapabilities(toSessionBody(s)))
 	}
@@ -102,13 +88,14 @@ func (a *api) getMessages(w http.ResponseWriter, r *http.Request) {
 
 // postMessage: POST /v1/sessions/{id}/messages, answers the user message.
 func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
-	var req session.PostMessage
+	var req httpwire.PostMessageRequest
 	if err := a.decodeBody(w, r, &req); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	req.IdempotencyKey = r.Header.Get("Idempotency-Key")
-	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), req)
+	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), session.PostMessage{
+		Parts: req.Parts, Visibility: req.Visibility, IdempotencyKey: r.Header.Get("Idempotency-Key"),
+	})
 	a.writeMessage(w, r, http.StatusCreated, msg, err)
 }
 
@@ -129,12 +116,12 @@ func (a *api) answer(w http.ResponseWriter, r *http.Request) {
 
 // action: POST /v1/sessions/{id}/actions.
 func (a *api) action(w http.ResponseWriter, r *http.Request) {
-	var req session.Action
+	var req httpwire.ActionRequest
 	if err := a.decodeBody(w, r, &req); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	msg, err := a.mgr.Action(r.Context(), r.PathValue("id"), req)
+	msg, err := a.mgr.Action(r.Context(), r.PathValue("id"), session.Action{ActionType: string(req.ActionType), Value: req.Value})
 	a.writeMessage(w, r, http.StatusOK, msg, err)
 }
 

@@ -3,18 +3,13 @@ package api
 import (
 	"net/http"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// renameRequest is the body of PATCH /v1/sessions/{id}. Title is a pointer
-// so a body without it is told apart from an empty title.
-type renameRequest struct {
-	Title *string `json:"title" msgpack:"title"`
-}
-
 // renameSession: PATCH /v1/sessions/{id} {"title"}, answers the session.
 func (a *api) renameSession(w http.ResponseWriter, r *http.Request) {
-	var req renameRequest
+	var req httpwire.RenameSessionRequest
 	if err := a.decodeBody(w, r, &req); err != nil {
 		a.writeError(w, r, err)
 		return
@@ -28,7 +23,7 @@ func (a *api) renameSession(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	a.writeValue(w, r, http.StatusOK, toSessionBody(s))
+	a.writeValue(w, r, http.StatusOK, a.withCapabilities(toSessionBody(s)))
 }
 
 // deleteSession: DELETE /v1/sessions/{id}, 204 once the session is gone and

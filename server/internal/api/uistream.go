@@ -127,7 +127,7 @@ func (e *uiEmitter) seed(m *synccore.Message, client []uiPart) {
 		}
 		have := client[j]
 		j++
-		s := &sentPart{started: true, textLen: min(len(have.Text), len(p.Text)), ended: have.State == synccore.StateDone}
+		s := &sentPart{started: true, textLen: min(len(have.Text), len(p.Text)), ended: have.State == string(synccore.StateDone)}
 		switch p.Type {
 		case synccore.PartTool:
 			s.toolStage = uiToolStage[have.State]
@@ -249,7 +249,7 @@ func toolTarget(p *synccore.Part, approval *synccore.Part) int {
 	switch p.State {
 	case synccore.ToolInputStreaming:
 		return toolStarted
-	case synccore.ToolAwaitingApprove:
+	case synccore.ToolAwaitingApproval:
 		if approval != nil {
 			return toolApprovalRequested
 		}

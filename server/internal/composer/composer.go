@@ -139,7 +139,7 @@ func toolResult(p synccore.Part) (model.InputContent, bool) {
 		ToolCallID: p.ToolCallID,
 		ToolName:   p.ToolName,
 		Output:     p.Output,
-		ToolState:  p.State,
+		ToolState:  string(p.State),
 		IsError:    p.State != synccore.ToolOutputAvailable,
 	}, true
 }

@@ -19,7 +19,7 @@ func agent(parts ...synccore.Part) synccore.Message {
 func text(s string) model.InputContent { return model.InputContent{Type: model.ContentText, Text: s} }
 
 func TestCompose(t *testing.T) {
-	tool := func(step, id, state string, out any) synccore.Part {
+	tool := func(step, id string, state synccore.PartState, out any) synccore.Part {
 		return synccore.Part{Type: synccore.PartTool, StepID: step, ToolCallID: id, ToolName: "calculator",
 			State: state, Input: map[string]any{"expression": "1+1"}, Output: out}
 	}
@@ -84,7 +84,7 @@ func TestCompose(t *testing.T) {
 				}},
 				{Role: model.RoleTool, Content: []model.InputContent{{
 					Type: model.ContentToolResult, ToolCallID: "c1", ToolName: "calculator", Output: 2,
-					ToolState: synccore.ToolOutputAvailable,
+					ToolState: string(synccore.ToolOutputAvailable),
 				}}},
 				{Role: model.RoleAssistant, Content: []model.InputContent{text("it is 2")}},
 			},
@@ -101,11 +101,11 @@ func TestCompose(t *testing.T) {
 				{Role: model.RoleAssistant, Content: []model.InputContent{call("c1"), call("c2"), call("c3")}},
 				{Role: model.RoleTool, Content: []model.InputContent{{
 					Type: model.ContentToolResult, ToolCallID: "c1", ToolName: "calculator",
-					Output: map[string]any{"denied": true}, ToolState: synccore.ToolOutputDenied, IsError: true,
+					Output: map[string]any{"denied": true}, ToolState: string(synccore.ToolOutputDenied), IsError: true,
 				}}},
 				{Role: model.RoleTool, Content: []model.InputContent{{
 					Type: model.ContentToolResult, ToolCallID: "c2", ToolName: "calculator",
-					Output: "boom", ToolState: synccore.ToolOutputError, IsError: true,
+					Output: "boom", ToolState: string(synccore.ToolOutputError), IsError: true,
 				}}},
 			},
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -189,7 +190,7 @@ func (h *netHost) converged(sid string, view synccore.View) bool {
 			window = append(window, m)
 		}
 	}
-	return h.c.Digest() == synccore.DigestMessages(window)
+	return h.c.Digest() == wire.DigestMessages(window)
 }
 
 // loadAll asks for older pages until the view holds the whole history.

@@ -12,6 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -141,7 +142,7 @@ func TestIsolation(t *testing.T) {
 	// Nothing changed: alice's session reads back the same, title included,
 	// and bob's is still empty.
 	after := alice.all(a, true)
-	if synccore.DigestMessages(after) != synccore.DigestMessages(before) {
+	if wire.DigestMessages(after) != wire.DigestMessages(before) {
 		t.Fatalf("alice's session changed: %s -> %s", summary(before), summary(after))
 	}
 	var list struct{ Items []sessionBody }

@@ -163,7 +163,7 @@ func TestApproval(t *testing.T) {
 			// The gated tool waits for the answer.
 			msgs := s.all(sid, true)
 			tool := partsOf(lastAgent(t, msgs), synccore.PartTool)
-			if len(tool) != 1 || tool[0].State != synccore.ToolAwaitingApprove || tool[0].ToolCallID != req["tool_call_id"] {
+			if len(tool) != 1 || tool[0].State != synccore.ToolAwaitingApproval || tool[0].ToolCallID != req["tool_call_id"] {
 				t.Fatalf("tool while awaiting approval: %s", summary(msgs))
 			}
 

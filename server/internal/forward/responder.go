@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -113,7 +114,7 @@ func (r *Responder) answer(msg *nats.Msg) {
 // API makes every other one): JSON, which every client reads.
 func errorResponse(te *synccore.Error) *Response {
 	body, _ := json.Marshal(te)
-	return &Response{Status: synccore.HTTPStatus(te.Code),
+	return &Response{Status: wire.HTTPStatus(te.Code),
 		Header: map[string]string{"Content-Type": "application/json"}, Body: append(body, '\n')}
 }
 

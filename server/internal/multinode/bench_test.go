@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
@@ -83,7 +84,7 @@ func benchFanoutNodes(b *testing.B, count int) {
 				// Subscriber 0 decodes, to find each answer's end; the
 				// others count frames as cheaply as a reader can (a
 				// resynced one stops counting: waitAll fails).
-				frames, err := synccore.DecodeFrames(data)
+				frames, err := wire.DecodeFrames(data)
 				if err != nil {
 					b.Error(err)
 					return

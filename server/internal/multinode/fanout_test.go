@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/model"
@@ -94,7 +95,7 @@ func TestDeleteReachesFollowers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("b's subscriber after the delete: %v", err)
 	}
-	frames, err := synccore.DecodeFrames(data)
+	frames, err := wire.DecodeFrames(data)
 	if err != nil || frames[0].Kind != synccore.FrameError || frames[0].Code != synccore.CodeNotFound {
 		t.Fatalf("b's subscriber after the delete: %+v %v", frames, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
@@ -186,7 +187,7 @@ func TestForwardedBadInputGetsTheOwnersError(t *testing.T) {
 			}
 			direct := a.send(req.method, req.path, req.body, h)
 			fwd := via.send(req.method, req.path, req.body, h)
-			if direct.status != synccore.HTTPStatus(req.code) || !bytes.Equal(direct.body, fwd.body) || direct.status != fwd.status ||
+			if direct.status != wire.HTTPStatus(req.code) || !bytes.Equal(direct.body, fwd.body) || direct.status != fwd.status ||
 				direct.header.Get("Content-Type") != fwd.header.Get("Content-Type") {
 				t.Fatalf("%s %s %.40q via %s (%s): owner %d %q, forwarded %d %q (want %s)", req.method, req.path, req.body,
 					via.name, accept, direct.status, direct.body, fwd.status, fwd.body, req.code)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/synccore"
@@ -156,7 +157,7 @@ func streamedText(t *testing.T, c *websocket.Conn, within time.Duration) (joined
 		if err != nil {
 			t.Fatalf("reading the subscription: %v", err)
 		}
-		frames, err := synccore.DecodeFrames(data)
+		frames, err := wire.DecodeFrames(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/session"
@@ -187,7 +188,7 @@ func resyncedFor(t *testing.T, c interface {
 		if err != nil {
 			return false
 		}
-		frames, err := synccore.DecodeFrames(data)
+		frames, err := wire.DecodeFrames(data)
 		if err != nil {
 			t.Fatalf("bad frames: %v", err)
 		}

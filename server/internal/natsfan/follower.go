@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -76,7 +77,7 @@ func (b *Bus) Follow(ctx context.Context, sessionID string, hub *fanout.Hub, com
 		if err != nil {
 			return fail(err)
 		}
-		snap.body = synccore.EncodeFrames([]synccore.Frame{{Kind: synccore.FrameHello, HeadSequence: head}})
+		snap.body = wire.EncodeFrames([]synccore.Frame{{Kind: synccore.FrameHello, HeadSequence: head}})
 	case err != nil:
 		return fail(fmt.Errorf("natsfan: snapshot of session %s: %w: %w", sessionID, err, ErrUnavailable))
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -28,11 +29,11 @@ func checkID(sessionID string) error {
 const headerLen = 16
 
 // appendBatch encodes a batch: the envelope, then the frames as one
-// WebSocket message carries them (synccore.AppendFrames).
+// WebSocket message carries them (wire.AppendFrames).
 func appendBatch(dst []byte, epoch int64, counter uint64, frames []synccore.Frame) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(epoch))
 	dst = binary.BigEndian.AppendUint64(dst, counter)
-	return synccore.AppendFrames(dst, frames)
+	return wire.AppendFrames(dst, frames)
 }
 
 // appendMarker encodes an envelope without frames. As a batch it says the
@@ -65,7 +66,7 @@ func readBatch(data []byte) (batch, error) {
 func (b batch) marker() bool { return len(b.body) == 0 }
 
 func (b batch) frames() ([]synccore.Frame, error) {
-	frames, err := synccore.DecodeFrames(b.body)
+	frames, err := wire.DecodeFrames(b.body)
 	if err != nil {
 		return nil, fmt.Errorf("natsfan: frames of counter %d: %w", b.counter, err)
 	}

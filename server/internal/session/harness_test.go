@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -170,7 +171,7 @@ func (d *driver) handle(ev synccore.Event) {
 				d.handle(synccore.Event{Type: synccore.EvPageFailed, RequestID: cmd.RequestID, Error: err.Error()})
 				continue
 			}
-			d.handle(synccore.Event{Type: synccore.EvPage, RequestID: cmd.RequestID, Data: synccore.EncodePage(page)})
+			d.handle(synccore.Event{Type: synccore.EvPage, RequestID: cmd.RequestID, Data: wire.EncodePage(page)})
 		case synccore.CmdSetTimer:
 			// Backoff: the test does not wait, it fires at once.
 			d.handle(synccore.Event{Type: synccore.EvTimerFired, TimerID: cmd.TimerID})
@@ -196,7 +197,7 @@ func (d *driver) pumpOnce(wait time.Duration) bool {
 		return true
 	}
 	d.frames = append(d.frames, frames...)
-	d.handle(synccore.Event{Type: synccore.EvFrames, Data: synccore.EncodeFrames(frames)})
+	d.handle(synccore.Event{Type: synccore.EvFrames, Data: wire.EncodeFrames(frames)})
 	return true
 }
 

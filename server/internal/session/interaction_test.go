@@ -39,7 +39,7 @@ func TestApprovalApprove(t *testing.T) {
 	if kind, _ := ip.Request.(map[string]any)["kind"].(string); kind != KindApproval {
 		t.Fatalf("request %+v", ip.Request)
 	}
-	if tool := toolOf(t, e.lastAgent(sid), "send_email"); tool.State != synccore.ToolAwaitingApprove {
+	if tool := toolOf(t, e.lastAgent(sid), "send_email"); tool.State != synccore.ToolAwaitingApproval {
 		t.Fatalf("tool state %s", tool.State)
 	}
 	msg, err := e.m.Answer(e.ctx, sid, ip.InteractionID, map[string]any{"approved": true})

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/natsfan"
@@ -232,7 +233,7 @@ func (m *Manager) Messages(ctx context.Context, sessionID string, q store.PageQu
 	return m.store.Messages(ctx, sessionID, q)
 }
 
-// Digest is synccore.DigestMessages over the session's whole committed
+// Digest is wire.DigestMessages over the session's whole committed
 // snapshot (visible messages, plus internal ones if asked): what a client's
 // view digest must equal once the session is idle.
 func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal bool) (string, error) {
@@ -246,7 +247,7 @@ func (m *Manager) Digest(ctx context.Context, sessionID string, includeInternal 
 			msgs = append(msgs, msg)
 		}
 	}
-	return synccore.DigestMessages(msgs), nil
+	return wire.DigestMessages(msgs), nil
 }
 
 // Subscribe opens a subscription: hello, then the streaming projection

@@ -61,7 +61,7 @@ func TestMCPToolThroughApproval(t *testing.T) {
 	a := e.lastAgent(sid)
 	tool := toolOf(t, a, "shout")
 	if tool.State != synccore.ToolOutputAvailable || model.Field(tool.Output, "upper") != "HELLO MCP" ||
-		textOf(a, synccore.PartText) != synccore.ToolOutputAvailable {
+		textOf(a, synccore.PartText) != string(synccore.ToolOutputAvailable) {
 		t.Fatalf("tool %+v, answer %q", tool, textOf(a, synccore.PartText))
 	}
 }

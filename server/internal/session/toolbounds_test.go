@@ -58,14 +58,14 @@ func TestToolBounds(t *testing.T) {
 	a := run("hang")
 	tool := partsOf(a, synccore.PartTool)[0]
 	if a.State != synccore.MessageDone || tool.State != synccore.ToolOutputError ||
-		!strings.Contains(model.Field(tool.Output, "error"), "did not finish") || textOf(a, synccore.PartText) != synccore.ToolOutputError {
+		!strings.Contains(model.Field(tool.Output, "error"), "did not finish") || textOf(a, synccore.PartText) != string(synccore.ToolOutputError) {
 		t.Fatalf("hanging tool: %s %+v text %q", a.State, tool, textOf(a, synccore.PartText))
 	}
 
 	a = run("chat")
 	out, _ := partsOf(a, synccore.PartTool)[0].Output.(map[string]any)
 	head, _ := out["head"].(string)
-	if out["truncated"] != true || len(head) > 1000 || len(head) < 990 || textOf(a, synccore.PartText) != synccore.ToolOutputAvailable {
+	if out["truncated"] != true || len(head) > 1000 || len(head) < 990 || textOf(a, synccore.PartText) != string(synccore.ToolOutputAvailable) {
 		t.Fatalf("chatty tool output %v", out)
 	}
 

@@ -51,7 +51,7 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 		return err
 
 	case spec.NeedsApproval || s.rec.ApprovalMode == ApprovalAsk:
-		iid := s.suspend(t, w, synccore.ToolAwaitingApprove, map[string]any{
+		iid := s.suspend(t, w, synccore.ToolAwaitingApproval, map[string]any{
 			"kind": KindApproval, "tool_call_id": callID, "tool_name": w.p.ToolName, "input": w.p.Input,
 			"reason": approvalReason(spec.NeedsApproval),
 		})
@@ -104,7 +104,7 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 
 // suspend puts the tool in state and adds a pending interaction next to
 // it; the caller commits both in one transaction. Caller holds s.mu.
-func (s *live) suspend(t *turn, tool *workPart, state string, request map[string]any) string {
+func (s *live) suspend(t *turn, tool *workPart, state synccore.PartState, request map[string]any) string {
 	tool.p.State = state
 	tool.dirty = true
 	iid := newID("int_")

@@ -74,7 +74,7 @@ func fill(b *testing.B, e *env, sid string, n int) {
 	s.mu.Unlock()
 }
 
-func textState(r synccore.Role) string {
+func textState(r synccore.Role) synccore.PartState {
 	if r == synccore.RoleAgent {
 		return synccore.StateDone
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/jackc/pgx/v5"
@@ -209,7 +210,7 @@ func queueMessage(batch *pgx.Batch, sess *sessionRow, sessionID string, m *syncc
 	}
 	for i := range m.Parts {
 		p := &m.Parts[i]
-		body, err := synccore.AppendPart(nil, p)
+		body, err := wire.AppendPart(nil, p)
 		if err != nil {
 			return synccore.Errorf(synccore.CodeInvalidPart, "part %q does not encode: %v", p.PartID, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/jackc/pgx/v5"
@@ -184,7 +185,7 @@ func loadParts(ctx context.Context, tx pgx.Tx, sid int64, items []synccore.Messa
 		if items[i].Sequence != seq {
 			continue
 		}
-		p, err := synccore.DecodePart(body)
+		p, err := wire.DecodePart(body)
 		if err != nil {
 			return fmt.Errorf("postgres store: decode part body: %w", err)
 		}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 
+	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -21,7 +22,7 @@ func newPartCodec() *partCodec { return &partCodec{} }
 
 // encode returns the body of p; the slice is valid until the next call.
 func (pc *partCodec) encode(p *synccore.Part) ([]byte, error) {
-	b, err := synccore.AppendPart(pc.buf[:0], p)
+	b, err := wire.AppendPart(pc.buf[:0], p)
 	if err != nil {
 		return nil, synccore.Errorf(synccore.CodeInvalidPart, "part %q does not encode: %v", p.PartID, err)
 	}
@@ -30,10 +31,10 @@ func (pc *partCodec) encode(p *synccore.Part) ([]byte, error) {
 }
 
 // decode fills p from body. body may be memory owned by SQLite:
-// synccore.DecodePart copies every string and byte slice it keeps.
+// wire.DecodePart copies every string and byte slice it keeps.
 func (pc *partCodec) decode(body []byte, p *synccore.Part) error {
 	var err error
-	if *p, err = synccore.DecodePart(body); err != nil {
+	if *p, err = wire.DecodePart(body); err != nil {
 		return fmt.Errorf("store: decode part body: %w", err)
 	}
 	return nil

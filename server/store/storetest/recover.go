@@ -17,7 +17,7 @@ func testRecoverStreaming(t *testing.T, open Opener) {
 	streaming := AgentMessage("a", 2,
 		TextPart(1, synccore.StateDone, "finished text"),
 		synccore.Part{PartID: "reasoning:2", Sequence: 2, Type: synccore.PartReasoning, State: synccore.StateStreaming, Text: "hmm"},
-		synccore.Part{PartID: "tool:3", Sequence: 3, Type: synccore.PartTool, ToolCallID: "c1", State: synccore.ToolAwaitingApprove},
+		synccore.Part{PartID: "tool:3", Sequence: 3, Type: synccore.PartTool, ToolCallID: "c1", State: synccore.ToolAwaitingApproval},
 		synccore.Part{PartID: "interaction:4", Sequence: 4, Type: synccore.PartInteraction, InteractionID: "i1", Status: synccore.InteractionPending},
 		synccore.Part{PartID: "tool:5", Sequence: 5, Type: synccore.PartTool, ToolCallID: "c0", State: synccore.ToolOutputAvailable, Output: "ok"},
 		TextPart(6, synccore.StateStreaming, "partial"),
@@ -58,10 +58,10 @@ func testRecoverStreaming(t *testing.T, open Opener) {
 	if got.State != synccore.MessageDone || got.Revision != 2 || len(got.Parts) != 8 {
 		t.Fatalf("recovered message: state=%s rev=%d parts=%d", got.State, got.Revision, len(got.Parts))
 	}
-	wantStates := []string{"done", "done", synccore.ToolOutputError, synccore.InteractionCancelled,
-		synccore.ToolOutputAvailable, "done", synccore.ActionFailed, ""}
+	wantStates := []string{"done", "done", string(synccore.ToolOutputError), synccore.InteractionCancelled,
+		string(synccore.ToolOutputAvailable), "done", string(synccore.ActionFailed), ""}
 	for i, p := range got.Parts {
-		st := p.State
+		st := string(p.State)
 		if p.Type == synccore.PartInteraction {
 			st = p.Status
 		}

@@ -108,7 +108,7 @@ func AgentMessage(sessionID string, seq int64, parts ...synccore.Part) synccore.
 }
 
 // TextPart is text part text:<seq>.
-func TextPart(seq int64, state, text string) synccore.Part {
+func TextPart(seq int64, state synccore.PartState, text string) synccore.Part {
 	return synccore.Part{PartID: fmt.Sprintf("text:%d", seq), Sequence: seq, Type: synccore.PartText, StepID: "step-1", State: state, Text: text}
 }
 

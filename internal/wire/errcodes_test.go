@@ -1,18 +1,21 @@
-package synccore
+package wire
 
 import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentsync/agentsync/synccore"
 )
 
 // Every Code* constant of errors.go has exactly one row in ErrorCodes, so
 // a new code cannot reach the wire without a status.
 func TestErrorCodesCoverEveryCode(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "synccore", "errors.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +77,9 @@ func TestErrorStatusesRoundTrip(t *testing.T) {
 			t.Errorf("%d maps back to %s, whose status is %d", e.Status, back, HTTPStatus(back))
 		}
 	}
-	for status, want := range map[int]string{400: CodeBadRequest, 401: CodeUnauthorized, 403: CodeForbidden,
-		404: CodeNotFound, 409: CodeConflict, 413: CodeTooLarge, 418: CodeBadRequest, 429: CodeRateLimited,
-		500: CodeInternal, 502: CodeInternal, 503: CodeInternal} {
+	for status, want := range map[int]string{400: synccore.CodeBadRequest, 401: synccore.CodeUnauthorized, 403: synccore.CodeForbidden,
+		404: synccore.CodeNotFound, 409: synccore.CodeConflict, 413: synccore.CodeTooLarge, 418: synccore.CodeBadRequest, 429: synccore.CodeRateLimited,
+		500: synccore.CodeInternal, 502: synccore.CodeInternal, 503: synccore.CodeInternal} {
 		if got := CodeForHTTPStatus(status); got != want {
 			t.Errorf("CodeForHTTPStatus(%d) = %s, want %s", status, got, want)
 		}
