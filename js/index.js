@@ -21,6 +21,7 @@ export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.j
 export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 export * from './constants.js';
+export { isApproval, isQuestion } from './parts.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
 
@@ -281,9 +282,14 @@ export class Session {
     });
   }
 
-  /** Answers a pending interaction: {approved: bool} or {answer: string}. */
-  answer(interactionId, response) {
-    return this.http.json('POST', sessionPath(this.sessionId, `/interactions/${encodeURIComponent(interactionId)}`), { response });
+  /**
+   * Answers a pending interaction, named by its id or given as its part:
+   * {approved: bool} for an approval, {answer: string} for a question.
+   */
+  answer(interaction, response) {
+    const id = typeof interaction === 'string' ? interaction : interaction?.interaction_id;
+    if (typeof id !== 'string' || id === '') return Promise.reject(new AgentsyncError('bad_request', 'answer: an interaction id or part is needed'));
+    return this.http.json('POST', sessionPath(this.sessionId, `/interactions/${encodeURIComponent(id)}`), { response });
   }
 
   /** Runs a session action: ActionStop, ActionSetModel, ActionSetApprovalMode or ActionRetry. */

@@ -56,3 +56,9 @@ test('every constant is a value the Go side declares, equal to its Go namesake',
   }
   assert.ok(namesakes >= 40, `${namesakes} constants have a Go namesake`);
 });
+
+test('constants.d.ts declares every constant with its value as its type', async () => {
+  const dts = await readFile(path.join(repoDir, 'js', 'constants.d.ts'), 'utf8');
+  const declared = new Map([...dts.matchAll(/^export declare const (\w+): '([^']*)';$/gm)].map((m) => [m[1], m[2]]));
+  assert.deepEqual(declared, new Map(Object.entries(constants)));
+});

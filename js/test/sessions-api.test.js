@@ -14,10 +14,16 @@ import {
   PartError,
   RoleAgent,
   StateDone,
+  InteractionPending,
+  InteractionResolved,
+  ToolAwaitingApproval,
+  ToolOutputAvailable,
   VisibilityInternal,
   connect,
   createSession,
   deleteSession,
+  isApproval,
+  isQuestion,
   listSessions,
   renameSession,
 } from '../index.js';
@@ -105,4 +111,21 @@ test('retry runs a turn that ended with a recoverable error again', async (t) =>
   assert.ok(!answer.parts.some((p) => p.type === PartError), 'the retried turn answered');
   assert.ok(!view.messages.some((m) => m.message_id === prompt.message_id), 'the internal prompt is not in a view without internal messages');
   await assert.rejects(session.action(ActionRetry), (e) => e instanceof AgentsyncError && e.code === 'conflict', 'nothing to retry after the answer');
+});
+
+test('an approval is answered given as its part, which isApproval tells from a question', async (t) => {
+  const session = await createSession(server.url, opts());
+  t.after(() => session.close());
+  await session.send('scenario:approval');
+  const asking = await session.waitFor((v) => v.messages.some((m) => m.parts.some((p) => isApproval(p) && p.status === InteractionPending)));
+  const parts = asking.messages.at(-1).parts;
+  const interaction = parts.find(isApproval);
+  assert.equal(isQuestion(interaction), false);
+  assert.equal(parts.find((p) => p.type === 'tool')?.state, ToolAwaitingApproval);
+  await assert.rejects(session.answer({}, { approved: true }), (e) => e instanceof AgentsyncError && e.code === 'bad_request');
+  await session.answer(interaction, { approved: true });
+  const done = await session.waitFor((v) => v.messages.at(-1)?.state === StateDone && v.messages.some((m) => m.parts.some((p) => isApproval(p) && p.status === InteractionResolved)));
+  const resolved = done.messages.flatMap((m) => m.parts).find((p) => isApproval(p) && p.interaction_id === interaction.interaction_id);
+  assert.deepEqual(resolved.response, { approved: true });
+  assert.ok(done.messages.flatMap((m) => m.parts).some((p) => p.type === 'tool' && p.state === ToolOutputAvailable), 'the approved tool ran');
 });
