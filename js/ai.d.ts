@@ -1,6 +1,6 @@
 // Declarations of @agentsync/client/ai: an agentsync view as AI SDK
 // UIMessage[]. Structural types (no import of 'ai'), assignable to `ai`'s
-// UIMessage: examples/vite-react type-checks that with `ai` 7.
+// UIMessage: examples/vite-react type-checks that with the `ai` it pins.
 import type { ActionPart, ErrorPart, Message, View } from './index.js';
 
 /** The data parts the bridge adds, by name (`data-${name}`). */

@@ -4,6 +4,7 @@
 // a result packed as (ptr << 32) | len, valid until the next export call.
 
 import { AppendsReader, RENDER_ONLY, readHandleChanges, utf8Text } from './changes.js';
+import { AgentsyncError, CORE_BROKEN } from './errors.js';
 import { decode, encode } from './msgpack.js';
 import { defaultWasmSource, loadModule } from './load.js';
 import { warmCore } from './warm.js';
@@ -11,28 +12,12 @@ import { Wasi } from './wasi.js';
 
 export const ABI_VERSION = 4;
 
-/**
- * The error code of a broken core: the module recovered a panic (its
- * Output error, and every later call on that client, carry it) or the host
- * saw a trap. Only this code means "discard the Core and rebuild"; every
- * other code, `internal` from a server's error frame included, leaves the
- * Core in use. See docs/protocol.md §7.
- */
-export const CORE_BROKEN = 'core_broken';
-
 const utf8 = new TextEncoder();
 const ascii = new TextDecoder();
 
-/** A typed error of the kit: the same codes as synccore/errors.go and the server. */
-export class AgentsyncError extends Error {
-  constructor(code, message, extra = {}) {
-    super(`${code}: ${message}`);
-    this.name = 'AgentsyncError';
-    this.code = code;
-    this.detail = message;
-    Object.assign(this, extra);
-  }
-}
+// The error type and the rebuild code live in errors.js; exported here too
+// for existing callers.
+export { AgentsyncError, CORE_BROKEN } from './errors.js';
 
 // Loading the module (fetch in browsers, files through the Node entry) lives
 // in load.js; these names stay exported here for existing callers.

@@ -3,6 +3,8 @@
 
 import type { ErrorCode } from './errcodes';
 
+export * from './constants';
+
 export type Role = 'user' | 'agent';
 export type MessageState = 'streaming' | 'done';
 export type Visibility = 'visible' | 'internal';
@@ -138,9 +140,22 @@ export interface QuestionInteraction extends InteractionBase {
   response?: QuestionResponse;
 }
 
-/** A question to the user; `request.kind` narrows `request`. */
+/**
+ * A question to the user; `request.kind` narrows `request`. TypeScript
+ * does not narrow the part (and so its `response`) by a nested field:
+ * isApproval and isQuestion do.
+ */
 export type InteractionPart = ApprovalInteraction | QuestionInteraction;
 export type InteractionRequest = InteractionPart['request'];
+export type InteractionKind = InteractionRequest['kind'];
+/** The interaction part of a request kind. */
+export type InteractionOf<K extends InteractionKind> = Extract<InteractionPart, { request: { kind: K } }>;
+/** The response an interaction of request kind K takes. */
+export type ResponseFor<K extends InteractionKind> = NonNullable<InteractionOf<K>['response']>;
+/** Whether part is an interaction asking for an approval: narrows the part, its response included. */
+export declare function isApproval(part: Part | null | undefined): part is ApprovalInteraction;
+/** Whether part is an interaction asking a question: narrows the part, its response included. */
+export declare function isQuestion(part: Part | null | undefined): part is QuestionInteraction;
 
 export interface ActionPart extends PartBase {
   type: 'action';
@@ -302,8 +317,23 @@ export declare class Session {
    * Retry-After, else a backoff from 250 ms). Any other error rejects at once.
    */
   send(parts: string | UserPart[], opts?: SendOptions): Promise<Message>;
+  /** Answers a pending interaction given as its part: the response its request's kind takes. */
+  answer(interaction: ApprovalInteraction, response: ApprovalResponse): Promise<Message>;
+  answer(interaction: QuestionInteraction, response: QuestionResponse): Promise<Message>;
+  /** Answers a pending interaction named by its id. */
   answer(interactionId: string, response: ApprovalResponse | QuestionResponse): Promise<Message>;
+  /** Runs a session action (ActionStop, ActionSetModel with a model, ActionSetApprovalMode with a mode, ActionRetry). */
   action(type: ActionType | (string & {}), value?: string): Promise<Message>;
+  /**
+   * Runs the last turn again after it ended with a recoverable error (the
+   * retry action); rejects with code conflict when there is nothing to
+   * retry. Resolves with the internal user message that restarts the turn.
+   */
+  retry(): Promise<Message>;
+  /** Sets the session's title; resolves with the session as the server now has it. */
+  rename(title: string): Promise<SessionInfo>;
+  /** Deletes the session and its messages on the server, then closes this Session. */
+  delete(): Promise<void>;
   /** Test hook: closes the socket as a network failure would. Returns false if none was open. */
   dropConnection(): boolean;
   close(): void;
@@ -452,6 +482,12 @@ export interface SessionList {
 /** The server's sessions, newest first (GET /v1/sessions). */
 export declare function listSessions(url: string, opts?: { token?: string; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
 
+/** Sets a session's title without connecting to it (PATCH /v1/sessions/{id}). */
+export declare function renameSession(url: string, sessionId: string, title: string, opts?: { token?: string; fetch?: typeof fetch }): Promise<SessionInfo>;
+
+/** Deletes a session and its messages without connecting to it (DELETE /v1/sessions/{id}). */
+export declare function deleteSession(url: string, sessionId: string, opts?: { token?: string; fetch?: typeof fetch }): Promise<void>;
+
 export interface Command {
   type: 'open_subscription' | 'close_subscription' | 'fetch_page' | 'set_timer' | 'render' | 'status';
   session_id?: string;
@@ -484,7 +520,7 @@ export interface CoreEvent {
   timer_id?: number;
 }
 
-/** One module instance holding one synccore client (ABI version 1). */
+/** One module instance holding one synccore client (ABI version 4). */
 export declare class Core {
   static load(source?: WasmSource, opts?: { stdout?: (line: string) => void; stderr?: (line: string) => void }): Promise<Core>;
   /**

@@ -3,7 +3,7 @@
 // webpack) can follow it. Reading a file path is the Node entry's job
 // (node.js installs it with useFileLoader); a browser never has one.
 
-import { AgentsyncError } from './core.js';
+import { AgentsyncError } from './errors.js';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm"
 

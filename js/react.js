@@ -5,7 +5,7 @@
 // the messages a delta did not touch.
 
 import { useCallback, useMemo, useSyncExternalStore } from 'react';
-import { AgentsyncError } from './core.js';
+import { AgentsyncError } from './errors.js';
 import { EMPTY_VIEW as NO_SESSION_VIEW } from './empty-view.js';
 
 

@@ -7,7 +7,7 @@
 //
 // Run: cd js && node --test demo-test/chat-ui.test.js   (needs Go and /usr/bin/chromium)
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../test/harness/timed.js';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

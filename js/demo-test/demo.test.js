@@ -10,7 +10,7 @@
 //
 // Run: cd js && node --test demo-test/   (needs Go and /usr/bin/chromium)
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../test/harness/timed.js';
 import assert from 'node:assert/strict';
 import { stat, mkdir } from 'node:fs/promises';
 import path from 'node:path';

@@ -5,7 +5,7 @@
 //
 // Run: cd js && node --test demo-test/sliced-render.test.js (needs Go and /usr/bin/chromium)
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../test/harness/timed.js';
 import assert from 'node:assert/strict';
 import { startDemo, settled, answerShown, watchErrors } from './harness.js';
 

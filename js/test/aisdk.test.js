@@ -5,7 +5,7 @@
 // resumes it. Each result must equal
 // toUIMessages of the view an agentsync Session synced of the same session.
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from './harness/timed.js';
 import assert from 'node:assert/strict';
 import { DefaultChatTransport, isToolUIPart, lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream } from 'ai';
 import { createSession } from '../node.js';

@@ -9,7 +9,7 @@
 // the copy equals the module's own view field for field.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from './harness/timed.js';
 import { COMPACT, connect } from '../index.js';
 import { decode, encode } from '../msgpack.js';
 import { wasmPath } from './paths.js';
@@ -47,7 +47,7 @@ function part(id, sequence, type, text) {
 // Streams 3,000 random frames, `burst` at most in one go (1: one per task,
 // each handled with its changes; more: the later ones of a burst are taken
 // together at the next read of the view), checking the view after each go.
-async function streamRandomly(seed, burst, schedule) {
+async function streamRandomly(t, seed, burst, schedule) {
   const random = rng(seed);
   // Six messages; m2 and m4 stream, each with a reasoning and a text part.
   const items = [];
@@ -66,6 +66,7 @@ async function streamRandomly(seed, burst, schedule) {
     fetch: async () => new Response(body, { status: 200 }),
     schedule,
   });
+  t.after(() => session.close());
   const ws = ScriptedSocket.last;
   await new Promise((r) => setTimeout(r, 0));
   // The compact answers (ABI v4) among the module's answers to frames.
@@ -160,12 +161,12 @@ async function streamRandomly(seed, burst, schedule) {
   return { compact };
 }
 
-test('random frames one per task: texts, identity, old views, change events, the module\'s view', async () => {
-  const { compact } = await streamRandomly(15, 1, (flush) => flush());
+test('random frames one per task: texts, identity, old views, change events, the module\'s view', async (t) => {
+  const { compact } = await streamRandomly(t, 15, 1, (flush) => flush());
   // A delta to the message the one before went to comes back compact.
   assert.ok(compact > 1000, `compact answers: ${compact} of 3,000 frames`);
 });
 
-test('random frames in bursts, taken together at the next read of the view', async () => {
-  await streamRandomly(16, 5, 'microtask');
+test('random frames in bursts, taken together at the next read of the view', async (t) => {
+  await streamRandomly(t, 16, 5, 'microtask');
 });

@@ -4,7 +4,7 @@
 // drops; unchanged messages and parts keep their object identity.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { createSession } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
@@ -19,10 +19,9 @@ after(async () => {
   await server?.stop();
 });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-test('change events rebuild every text from appends, through drops', async () => {
+test('change events rebuild every text from appends, through drops', async (t) => {
   const session = await createSession(server.url, { wasm: wasmPath, WebSocket: globalThis.WebSocket });
+  t.after(() => session.close());
   const copy = new Map(); // message id -> part texts, from change events alone
   let appends = 0;
   let resets = 0;
@@ -70,7 +69,10 @@ test('change events rebuild every text from appends, through drops', async () =>
     const last = v.messages.at(-1);
     return last && last.sequence > sent.sequence && last.state === 'done';
   });
-  await sleep(20); // the change events of the last flush are emitted before the listeners, same tick
+  // The view waitFor resolved with may have been read (and flushed) before
+  // its notification: the change events go out in that notification, a
+  // microtask, so they are all out once a macrotask runs.
+  await new Promise((r) => setImmediate(r));
   assert.equal(copy.size, view.messages.length);
   for (const m of view.messages) {
     assert.deepEqual(copy.get(m.message_id), m.parts.map((p) => p.text ?? ''), `texts of ${m.message_id}`);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from './harness/timed.js';
 import { Core } from '../core.js';
 import { openPage } from './harness/browser.js';
 import { startStaticServer } from './harness/static-server.js';

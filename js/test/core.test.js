@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from './harness/timed.js';
 import { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from '../core.js';
 import { decode, encode } from '../msgpack.js';
 import { tracesDir, wasmPath } from './paths.js';

@@ -2,7 +2,7 @@
 // so a page that cannot load it leaves no empty session behind; and
 // listSessions lists what createSession made.
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from './harness/timed.js';
 import assert from 'node:assert/strict';
 import { AgentsyncError, createSession, listSessions } from '../node.js';
 import { startServer } from './harness/syncserver.js';

@@ -165,6 +165,15 @@ export async function runScenario(o) {
   const random = rng(o.seed ?? 1);
   const turns = o.turns ?? ALL_TURNS;
   const session = await createSession(o.url, { wasm: o.wasm, WebSocket: o.WebSocket, token: o.token, timeoutMs: 60000 });
+  try {
+    return await scenarioOn(session, o, log, random, turns);
+  } finally {
+    session.close(); // a failure too leaves no socket open
+  }
+}
+
+// The scenario on a live session; returns the report.
+async function scenarioOn(session, o, log, random, turns) {
   const watch = new PrefixWatch();
   const statuses = [];
   session.on('status', (e) => statuses.push(e.status));

@@ -3,7 +3,7 @@
 // random moments, then the view must equal the server's snapshot.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { openPage } from './harness/browser.js';
 import { startServer } from './harness/syncserver.js';
 import { startStaticServer } from './harness/static-server.js';

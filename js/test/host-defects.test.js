@@ -4,7 +4,7 @@
 // protocol's one error table. (Timeouts' own code, timeout: session.test.js.)
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { ERROR_CODES, codeForStatus } from '../errcodes.js';
 import { AgentsyncError, connect, createSession } from '../index.js';
 import { startServer } from './harness/syncserver.js';
@@ -22,8 +22,9 @@ after(async () => {
 });
 
 // A session holding 6 messages (3 turns), closed again.
-async function sessionWithHistory() {
+async function sessionWithHistory(t) {
   const first = await createSession(server.url, opts());
+  t.after(() => first.close());
   for (let i = 0; i < 3; i++) {
     const user = await first.send(`message ${i}`);
     await first.waitFor((v) => v.messages.some((m) => m.sequence > user.sequence && m.state === 'done'));
@@ -35,8 +36,9 @@ async function sessionWithHistory() {
 // Connects with a 2-message head page and calls loadOlder() from inside the
 // 'status' listener that sees live: the event is queued behind the one
 // being handled, and the promise must follow it, not resolve at once.
-async function loadOlderFromListener(sessionId, fetchImpl) {
+async function loadOlderFromListener(t, sessionId, fetchImpl) {
   const session = await connect({ url: server.url, sessionId, pageLimit: 2, wait: false, fetch: fetchImpl, ...opts() });
+  t.after(() => session.close());
   const called = new Promise((resolve) => {
     const off = session.on('status', ({ status }) => {
       if (status !== 'live') return;
@@ -48,9 +50,9 @@ async function loadOlderFromListener(sessionId, fetchImpl) {
   return { session, older };
 }
 
-test('loadOlder from a status listener resolves once the older page is applied', async () => {
-  const sid = await sessionWithHistory();
-  const { session, older } = await loadOlderFromListener(sid);
+test('loadOlder from a status listener resolves once the older page is applied', async (t) => {
+  const sid = await sessionWithHistory(t);
+  const { session, older } = await loadOlderFromListener(t, sid);
   try {
     await older;
     assert.deepEqual(
@@ -63,11 +65,11 @@ test('loadOlder from a status listener resolves once the older page is applied',
   }
 });
 
-test('loadOlder from a status listener rejects when the older page fails', async () => {
-  const sid = await sessionWithHistory();
+test('loadOlder from a status listener rejects when the older page fails', async (t) => {
+  const sid = await sessionWithHistory(t);
   // The real fetch, except that older pages find the network down.
   const flaky = (url, init) => (String(url).includes('before_sequence=') ? Promise.reject(new TypeError('network down')) : fetch(url, init));
-  const { session, older } = await loadOlderFromListener(sid, flaky);
+  const { session, older } = await loadOlderFromListener(t, sid, flaky);
   try {
     await assert.rejects(older, (e) => e instanceof AgentsyncError && /network down/.test(e.message));
   } finally {

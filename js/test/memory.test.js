@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from './harness/syncserver.js';
@@ -22,7 +22,7 @@ after(async () => {
   await server?.stop();
 });
 
-test('a 1,000,000-character answer is followed in bounded memory', async () => {
+test('a 1,000,000-character answer is followed in bounded memory', { timeout: 6 * 60 * 1000 }, async () => {
   const script = fileURLToPath(new URL('../bench/follow.mjs', import.meta.url));
   const { stdout } = await run(process.execPath, ['--experimental-websocket', script, server.url, '1000000'], { timeout: 300000 });
   const r = JSON.parse(stdout.trim().split('\n').at(-1));

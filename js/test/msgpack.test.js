@@ -2,7 +2,7 @@
 // msgpack/v5 writes with compact ints), round trips and malformed input.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from './harness/timed.js';
 import { decode, encode, MsgpackError } from '../msgpack.js';
 
 const hex = (b) => Buffer.from(b).toString('hex');

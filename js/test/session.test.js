@@ -3,7 +3,7 @@
 // core_broken answer (and not after a server's internal error frame), close.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { AgentsyncError, CORE_BROKEN, connect, createSession, decode, encode } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
@@ -39,9 +39,10 @@ async function turn(session, text) {
   return user;
 }
 
-test('connect reaches live, streams a reply and reports status', async () => {
+test('connect reaches live, streams a reply and reports status', async (t) => {
   const seen = [];
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   session.on('status', (e) => seen.push(e.status));
   assert.equal(session.status, 'live');
   assert.equal(session.view.status, 'live');
@@ -62,8 +63,9 @@ test('connect reaches live, streams a reply and reports status', async () => {
   assert.deepEqual(seen.at(-1), 'closed');
 });
 
-test('messages() reads pages and gives typed errors for bad parameters', async () => {
+test('messages() reads pages and gives typed errors for bad parameters', async (t) => {
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   await turn(session, 'one');
   await turn(session, 'two');
   const page = await session.messages({ limit: 2 });
@@ -82,13 +84,15 @@ test('messages() reads pages and gives typed errors for bad parameters', async (
   session.close();
 });
 
-test('loadOlder pages history into the view', async () => {
+test('loadOlder pages history into the view', async (t) => {
   const first = await createSession(server.url, opts());
+  t.after(() => first.close());
   for (let i = 0; i < 3; i++) await turn(first, `message ${i}`);
   const digest = first.digest();
   first.close();
 
   const session = await connect({ url: server.url, sessionId: first.sessionId, pageLimit: 2, ...opts() });
+  t.after(() => session.close());
   assert.ok(session.view.messages.length < 6, 'the head page only');
   assert.equal(session.view.has_more_older, true);
   while (session.view.has_more_older) await session.loadOlder();
@@ -100,8 +104,9 @@ test('loadOlder pages history into the view', async () => {
   session.close();
 });
 
-test('a trap discards the instance and rebuilds from the snapshot', async () => {
+test('a trap discards the instance and rebuilds from the snapshot', async (t) => {
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   await turn(session, 'scenario:text chars=300');
   const digest = session.digest();
   const rebuilt = new Promise((resolve) => session.on('rebuild', resolve));
@@ -122,8 +127,9 @@ test('a trap discards the instance and rebuilds from the snapshot', async () => 
   session.close();
 });
 
-test('a server error frame with code internal resyncs without a rebuild; core_broken rebuilds', async () => {
+test('a server error frame with code internal resyncs without a rebuild; core_broken rebuilds', async (t) => {
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   await turn(session, 'first');
   const errors = [];
   session.on('error', (e) => errors.push(e));
@@ -177,8 +183,9 @@ test('a server error frame with code internal resyncs without a rebuild; core_br
   session.close();
 });
 
-test('dropConnection reconnects and the view catches up', async () => {
+test('dropConnection reconnects and the view catches up', async (t) => {
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   const statuses = [];
   session.on('status', (e) => statuses.push(e.status));
   await turn(session, 'before');
@@ -191,11 +198,12 @@ test('dropConnection reconnects and the view catches up', async () => {
   assert.equal(session.dropConnection(), false, 'nothing to drop once closed');
 });
 
-test('a bearer token reaches the API and the WebSocket (?token=)', async () => {
+test('a bearer token reaches the API and the WebSocket (?token=)', async (t) => {
   const guarded = await startServer({ speed: '0s', token: 'sekret' });
   try {
     await assert.rejects(createSession(guarded.url, { ...opts(), token: 'wrong' }), (e) => e instanceof AgentsyncError && e.code === 'unauthorized' && e.status === 401);
     const session = await createSession(guarded.url, { ...opts(), token: 'sekret' });
+    t.after(() => session.close());
     assert.equal(session.status, 'live');
     await turn(session, 'with a token');
     const page = await session.messages();
@@ -211,13 +219,14 @@ test('a bearer token reaches the API and the WebSocket (?token=)', async () => {
   }
 });
 
-test('listeners get the final view even when session.view is read in between', async () => {
+test('listeners get the final view even when session.view is read in between', async (t) => {
   // Reading session.view flushes pending changes; listeners must still be
   // told about them when the scheduled flush runs (a page that polled the
   // view once froze mid-stream). The scheduler here runs only when the test
   // says so, so the read always lands in between.
   let pending = null;
   const session = await createSession(server.url, { ...opts(), schedule: (fn) => { pending = fn; } });
+  t.after(() => session.close());
   try {
     let last = null;
     session.subscribe((v) => { last = v; });
@@ -234,8 +243,9 @@ test('listeners get the final view even when session.view is read in between', a
   }
 });
 
-test('waitFor resolves on a matching view, rejects on timeout and on close', async () => {
+test('waitFor resolves on a matching view, rejects on timeout and on close', async (t) => {
   const session = await createSession(server.url, opts());
+  t.after(() => session.close());
   try {
     const now = await session.waitFor((v) => v.status === 'live');
     assert.equal(now.status, 'live', 'the current view counts');

@@ -7,7 +7,7 @@
 // again: useSession + memoized rows), stream another with the connection
 // dropped in the middle, and compare the page with the server's snapshot.
 
-import { test, before, after } from 'node:test';
+import { test, before, after } from './harness/timed.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';

@@ -18,7 +18,7 @@ export function buildServer() {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-js-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const bin = path.join(dir, 'syncserver');
-    await exec('go', ['build', '-o', bin, './server/cmd/syncserver'], { cwd: repoDir, maxBuffer: 1 << 24 });
+    await exec('go', ['build', '-o', bin, './server/cmd/syncserver'], { cwd: repoDir, maxBuffer: 1 << 24, timeout: 10 * 60 * 1000 });
     return bin;
   })();
   return built;

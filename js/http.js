@@ -1,0 +1,160 @@
+// The REST half of the host: JSON and msgpack requests with the bearer
+// token, typed errors, and the idempotent retried post that send() makes.
+// Every retry decision of the host is made in this file.
+
+import { AgentsyncError } from './errors.js';
+import { codeForStatus } from './errcodes.js';
+import { decode } from './msgpack.js';
+
+/** The small REST client shared by Session, createSession and the session functions. */
+export class Http {
+  /**
+   * @param {string} url the server's base URL
+   * @param {string} [token] a bearer token
+   * @param {typeof fetch} [fetchImpl]
+   */
+  constructor(url, token, fetchImpl) {
+    this.base = String(url).replace(/\/+$/, '');
+    this.token = token;
+    this.fetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** The headers of a request: extra, plus the bearer token if there is one. */
+  headers(extra) {
+    const h = { ...extra };
+    if (this.token) h.Authorization = `Bearer ${this.token}`;
+    return h;
+  }
+
+  /** One JSON request; resolves with the decoded answer (null for none), rejects with an AgentsyncError. */
+  async json(method, path, body) {
+    const res = await this.exchange(method, path, body);
+    if (!res.ok) throw httpError(res.status, res.text);
+    return res.text ? JSON.parse(res.text) : null;
+  }
+
+  /**
+   * One JSON request whose error answer is returned, not thrown: the
+   * retried post reads its status and Retry-After to decide whether to try
+   * again.
+   */
+  async exchange(method, path, body, extraHeaders) {
+    const init = { method, headers: this.headers({ Accept: 'application/json', ...extraHeaders }) };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const res = await this.fetch(this.base + path, init);
+    return { ok: res.ok, status: res.status, headers: res.headers, text: await res.text() };
+  }
+
+  /** GET with Accept: application/msgpack; resolves with the raw body bytes. */
+  async msgpack(path) {
+    const res = await this.fetch(this.base + path, { headers: this.headers({ Accept: 'application/msgpack' }) });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (!res.ok) {
+      let text;
+      try {
+        text = JSON.stringify(decode(bytes));
+      } catch {
+        text = new TextDecoder().decode(bytes);
+      }
+      throw httpError(res.status, text);
+    }
+    return bytes;
+  }
+}
+
+/** The AgentsyncError of an HTTP error answer: its typed body's code, else the status's. */
+export function httpError(status, text) {
+  let code = codeForStatus(status); // an answer without a typed body (a proxy's, say)
+  let message = text;
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v.code === 'string') {
+      code = v.code;
+      message = v.message ?? '';
+    }
+  } catch {
+    // not JSON: keep the text
+  }
+  return new AgentsyncError(code, `HTTP ${status}: ${message}`, { status });
+}
+
+/** The path of a session's resource: /v1/sessions/{id}, then rest. */
+export function sessionPath(sessionId, rest = '') {
+  return `/v1/sessions/${encodeURIComponent(sessionId)}${rest}`;
+}
+
+/** The query string of a page read (GET .../messages), '' for none. */
+export function pageQuery({ limit, before_sequence, include_internal } = {}) {
+  const q = new URLSearchParams();
+  if (limit !== undefined && limit !== null) q.set('limit', String(limit));
+  if (before_sequence) q.set('before_sequence', String(before_sequence));
+  if (include_internal !== undefined) q.set('include_internal', include_internal ? 'true' : 'false');
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+// The answers a post is tried again after: 429 rate_limited and 503 closed
+// (the server is draining, or a forwarded post timed out: that one may have
+// landed, which the Idempotency-Key makes safe).
+const RETRIED_STATUSES = new Set([429, 503]);
+const MAX_RETRY_DELAY_MS = 30000;
+
+/**
+ * How long to wait before attempt `attempt + 1`: the answer's Retry-After
+ * in whole seconds (as the server sends it; an HTTP date, which it never
+ * sends, gets the backoff), else 250 ms doubled per attempt (at most
+ * MAX_RETRY_DELAY_MS). A Retry-After past MAX_RETRY_DELAY_MS is Infinity:
+ * the caller hears the error at once rather than waiting on, unseen.
+ */
+export function retryDelay(res, attempt) {
+  const after = res?.headers.get('Retry-After');
+  if (after && /^\d+$/.test(after.trim())) {
+    const ms = Number(after) * 1000;
+    return ms > MAX_RETRY_DELAY_MS ? Infinity : ms;
+  }
+  return Math.min(250 * 2 ** attempt, MAX_RETRY_DELAY_MS);
+}
+
+/**
+ * A key per post. randomUUID exists only in secure contexts (https,
+ * localhost); getRandomValues everywhere, a page on a LAN address included.
+ */
+export function newIdempotencyKey() {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * POSTs body to path under one Idempotency-Key, tried again after a
+ * network failure (the post may or may not have landed), a 429 or a 503,
+ * at most `retries` times, after retryDelay. Any other error answer is
+ * thrown at once. `wait(ms)` waits between attempts and resolves true if
+ * the caller was closed meanwhile (then a 'closed' error is thrown).
+ * @param {Http} http
+ * @param {{key?: string, retries?: number, wait: (ms: number) => Promise<boolean>, what?: string}} opts
+ */
+export async function postIdempotent(http, path, body, { key = newIdempotencyKey(), retries = 3, wait, what = 'post' }) {
+  // An empty key would post without one (and a retry could post twice).
+  if (typeof key !== 'string' || key === '') throw new AgentsyncError('bad_request', `${what}: idempotencyKey must be a non-empty string`);
+  if (!Number.isInteger(retries) || retries < 0) throw new AgentsyncError('bad_request', `${what}: retries must be an integer >= 0`);
+  for (let attempt = 0; ; attempt++) {
+    let res = null;
+    let failure;
+    try {
+      res = await http.exchange('POST', path, body, { 'Idempotency-Key': key });
+    } catch (err) {
+      // fetch rejected (or the answer was cut off): the post may or may
+      // not have been committed, which is what the key is for.
+      failure = err;
+    }
+    if (res?.ok) return JSON.parse(res.text);
+    if (res) failure = httpError(res.status, res.text);
+    const delay = retryDelay(res, attempt);
+    if ((res && !RETRIED_STATUSES.has(res.status)) || attempt >= retries || delay === Infinity) throw failure;
+    if (await wait(delay)) throw new AgentsyncError('closed', `${what}: session closed`);
+  }
+}
