@@ -146,13 +146,17 @@ func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.P
 
 // Answer answers a pending interaction: {"approved": bool} for approvals,
 // {"answer": string} for questions (see Approve and Reply). It returns the
-// agent message holding the interaction.
+// agent message holding the interaction. A refusal to retry (429, or 503
+// closed: a node that lost the session, or another node that did not
+// answer in time) is sent again after its Retry-After (send.go).
 func (a *API) Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error) {
 	body := struct {
 		Response any `msgpack:"response"`
 	}{response}
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, body, &m)
+	err := retriedRefusals(ctx, func(retryAfter *time.Duration) error {
+		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, body, &m, nil, retryAfter)
+	})
 	return m, err
 }
 
@@ -164,14 +168,16 @@ func Reply(answer string) map[string]any { return map[string]any{"answer": answe
 
 // Action runs a session operation (ActionStop, ActionSetModel with a model
 // name, ActionSetApprovalMode with a mode) and returns the message holding
-// the action part.
+// the action part. Refusals to retry are sent again, as Answer's are.
 func (a *API) Action(ctx context.Context, sessionID, actionType, value string) (synccore.Message, error) {
 	body := struct {
 		ActionType string `msgpack:"action_type"`
 		Value      string `msgpack:"value,omitempty"`
 	}{actionType, value}
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, body, &m)
+	err := retriedRefusals(ctx, func(retryAfter *time.Duration) error {
+		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, body, &m, nil, retryAfter)
+	})
 	return m, err
 }
 

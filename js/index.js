@@ -85,6 +85,20 @@ class Http {
     return res.text ? JSON.parse(res.text) : null;
   }
 
+  // json(), sent again (at most `retries` times) while the server refuses
+  // it for now: 429 or 503 (RETRIED_STATUSES), after retryDelay. For an
+  // answer or an action, which must not be sent twice: a network failure
+  // (the request may have been served) is thrown, never retried.
+  async jsonRetried(method, path, body, retries = 3) {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.exchange(method, path, body);
+      if (res.ok) return res.text ? JSON.parse(res.text) : null;
+      const delay = retryDelay(res, attempt);
+      if (!RETRIED_STATUSES.has(res.status) || attempt >= retries || delay === Infinity) throw httpError(res.status, res.text);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
   // One JSON request whose error answer is returned, not thrown: send()
   // reads its status and Retry-After to decide whether to try again.
   async exchange(method, path, body, extraHeaders) {
@@ -373,17 +387,17 @@ export class Session {
     }
   }
 
-  /** Answers a pending interaction: {approved: bool} or {answer: string}. */
+  /** Answers a pending interaction: {approved: bool} or {answer: string}. A 429 or 503 refusal is sent again after its Retry-After. */
   answer(interactionId, response) {
     const path = `/v1/sessions/${encodeURIComponent(this.sessionId)}/interactions/${encodeURIComponent(interactionId)}`;
-    return this.http.json('POST', path, { response });
+    return this.http.jsonRetried('POST', path, { response });
   }
 
   /** Runs a session action: 'stop', 'set_model' or 'set_approval_mode'. */
   action(type, value) {
     const body = { action_type: type };
     if (value !== undefined) body.value = value;
-    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/actions`, body);
+    return this.http.jsonRetried('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/actions`, body);
   }
 
   // Waits ms, cut short if the session closes meanwhile. Not a _setTimer:
