@@ -109,10 +109,14 @@ func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.P
 
 // Answer answers a pending interaction: Approval(bool) for an approval,
 // Reply(string) for a question. It returns the agent message holding the
-// interaction.
+// interaction. A refusal to retry (429, or 503 closed: a node that lost the
+// session, or another node that did not answer in time) is sent again after
+// its Retry-After (send.go).
 func (a *API) Answer(ctx context.Context, sessionID, interactionID string, response InteractionResponse) (synccore.Message, error) {
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, httpwire.AnswerRequest{Response: response}, &m)
+	err := retriedRefusals(ctx, func(retryAfter *time.Duration) error {
+		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "interactions", interactionID), nil, httpwire.AnswerRequest{Response: response}, &m, nil, retryAfter)
+	})
 	return m, err
 }
 
@@ -125,10 +129,13 @@ func Reply(answer string) InteractionResponse { return httpwire.Reply(answer) }
 // Action runs a session operation (ActionStop; ActionSetModel with a model
 // name of Session.Models; ActionSetApprovalMode with httpwire.ApprovalAsk
 // or ApprovalAuto; ActionRetry after a turn ended with a recoverable error)
-// and returns the message holding the action part.
+// and returns the message holding the action part. Refusals to retry are
+// sent again, as Answer's are.
 func (a *API) Action(ctx context.Context, sessionID string, actionType ActionType, value string) (synccore.Message, error) {
 	var m synccore.Message
-	err := a.do(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, httpwire.ActionRequest{ActionType: actionType, Value: value}, &m)
+	err := retriedRefusals(ctx, func(retryAfter *time.Duration) error {
+		return a.doWith(ctx, http.MethodPost, sessionPath(sessionID, "actions"), nil, httpwire.ActionRequest{ActionType: actionType, Value: value}, &m, nil, retryAfter)
+	})
 	return m, err
 }
 

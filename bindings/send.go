@@ -98,6 +98,28 @@ func sendWait(err error, after time.Duration, n int) (time.Duration, bool) {
 	return backoff, true
 }
 
+// retriedRefusals is retried for a request that must not be sent twice
+// (an answer, an action): only a refusal the server made for now (429
+// rate_limited, 503 closed) is sent again, DefaultSendRetries times at
+// most; a request whose answer was lost (transportError) is not, since it
+// may have been served.
+func retriedRefusals(ctx context.Context, attempt func(retryAfter *time.Duration) error) error {
+	var lost error
+	err := retried(ctx, 0, func(retryAfter *time.Duration) error {
+		err := attempt(retryAfter)
+		var te *transportError
+		if errors.As(err, &te) {
+			lost = err
+			return nil // ends the retries; lost is the answer
+		}
+		return err
+	})
+	if lost != nil {
+		return lost
+	}
+	return err
+}
+
 // newIdempotencyKey is a random key for one post and its retries.
 func newIdempotencyKey() string {
 	var b [16]byte

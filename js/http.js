@@ -34,6 +34,22 @@ export class Http {
   }
 
   /**
+   * json(), sent again (at most `retries` times) while the server refuses
+   * it for now: 429 or 503 (RETRIED_STATUSES), after retryDelay. For an
+   * answer or an action, which must not be sent twice: a network failure
+   * (the request may have been served) is thrown, never retried.
+   */
+  async jsonRetried(method, path, body, retries = 3) {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.exchange(method, path, body);
+      if (res.ok) return res.text ? JSON.parse(res.text) : null;
+      const delay = retryDelay(res, attempt);
+      if (!RETRIED_STATUSES.has(res.status) || attempt >= retries || delay === Infinity) throw httpError(res.status, res.text);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  /**
    * One JSON request whose error answer is returned, not thrown: the
    * retried post reads its status and Retry-After to decide whether to try
    * again.

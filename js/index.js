@@ -284,19 +284,20 @@ export class Session {
 
   /**
    * Answers a pending interaction, named by its id or given as its part:
-   * {approved: bool} for an approval, {answer: string} for a question.
+   * {approved: bool} for an approval, {answer: string} for a question. A
+   * 429 or 503 refusal is sent again after its Retry-After.
    */
   answer(interaction, response) {
     const id = typeof interaction === 'string' ? interaction : interaction?.interaction_id;
     if (typeof id !== 'string' || id === '') return Promise.reject(new AgentsyncError('bad_request', 'answer: an interaction id or part is needed'));
-    return this.http.json('POST', sessionPath(this.sessionId, `/interactions/${encodeURIComponent(id)}`), { response });
+    return this.http.jsonRetried('POST', sessionPath(this.sessionId, `/interactions/${encodeURIComponent(id)}`), { response });
   }
 
-  /** Runs a session action: ActionStop, ActionSetModel, ActionSetApprovalMode or ActionRetry. */
+  /** Runs a session action: ActionStop, ActionSetModel, ActionSetApprovalMode or ActionRetry; a 429 or 503 refusal is sent again. */
   action(type, value) {
     const body = { action_type: type };
     if (value !== undefined) body.value = value;
-    return this.http.json('POST', sessionPath(this.sessionId, '/actions'), body);
+    return this.http.jsonRetried('POST', sessionPath(this.sessionId, '/actions'), body);
   }
 
   /**

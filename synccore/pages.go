@@ -83,6 +83,10 @@ func (c *Client) onHeadPage(ev *Event) {
 	c.applySnapshot()
 	buffered := c.buffered
 	c.buffered = nil
+	// A snapshot read: the backoff starts over from the first attempt's
+	// wait (§6.4), so owner changes on several nodes in a row, each with
+	// a good read between them, never escalate it.
+	c.attempt = min(c.attempt, 1)
 	c.setStatus(StatusLive, "")
 	for i := range buffered {
 		c.applyFrame(&buffered[i])

@@ -39,6 +39,11 @@ type Leaser interface {
 	// RecoverStreaming does), fenced by l: what a node runs after it took
 	// the lease of a session whose owner died.
 	RecoverLeased(ctx context.Context, l Lease, mkErr func(m synccore.Message) synccore.Part) ([]synccore.Message, error)
+	// Orphaned lists (at most limit of) the sessions whose lease has
+	// expired, by the store's clock, with a message left streaming: a
+	// dead or stalled owner's, which no node serves. Live nodes take them
+	// over (and so close those messages) without waiting for a request.
+	Orphaned(ctx context.Context, limit int) ([]string, error)
 }
 
 // Lease is a node's hold on one session.

@@ -15,6 +15,7 @@ func allTraces() []trace {
 	all = append(all, pagingTraces()...)
 	all = append(all, badInputTraces()...)
 	all = append(all, tableTraces()...)
+	all = append(all, failoverTraces()...)
 	return all
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
@@ -29,6 +31,10 @@ func asTyped(err error) (*synccore.Error, bool) {
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if routedElsewhere(r, err) {
 		return
+	}
+	var later interface{ RetryAfter() time.Duration }
+	if errors.As(err, &later) {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(later.RetryAfter().Seconds()+0.999))))
 	}
 	te, typed := asTyped(err)
 	status := wire.HTTPStatus(te.Code) // the one table: synccore/errcodes.go

@@ -35,6 +35,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// DefaultTTL is a lease's TTL when Config.TTL is zero.
+const DefaultTTL = 5 * time.Second
+
 // Keeper holds one node's leases.
 type Keeper struct {
 	cfg Config
@@ -47,7 +50,7 @@ type Keeper struct {
 // New returns a Keeper holding no lease.
 func New(cfg Config) *Keeper {
 	if cfg.TTL <= 0 {
-		cfg.TTL = 5 * time.Second
+		cfg.TTL = DefaultTTL
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -75,11 +78,13 @@ type Ownership struct {
 // messages, which the caller publishes before serving the session.
 func (k *Keeper) Own(ctx context.Context, sessionID string, mkErr func(synccore.Message) synccore.Part) (*Ownership, []synccore.Message, error) {
 	k.mu.Lock()
-	if o, ok := k.owned[sessionID]; ok && !o.Lost() {
-		k.mu.Unlock()
+	o, ok := k.owned[sessionID]
+	k.mu.Unlock()
+	// An ownership not yet known lost is trusted only once confirmed: a
+	// node that was paused past its lease must not serve from memory.
+	if ok && o.Confirm(ctx) == nil {
 		return o, nil, nil
 	}
-	k.mu.Unlock()
 	start := time.Now()
 	l, err := k.cfg.Store.AcquireLease(ctx, sessionID, k.cfg.Node, k.cfg.TTL)
 	if err != nil {
@@ -90,7 +95,7 @@ func (k *Keeper) Own(ctx context.Context, sessionID string, mkErr func(synccore.
 		return nil, nil, fmt.Errorf("cluster: recover session %q on taking it over: %w", sessionID, err)
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
-	o := &Ownership{k: k, stop: stop, done: make(chan struct{}), lease: l, validUntil: start.Add(k.cfg.TTL),
+	o = &Ownership{k: k, stop: stop, done: make(chan struct{}), lease: l, validUntil: start.Add(k.cfg.TTL),
 		lost: make(chan struct{})}
 	k.mu.Lock()
 	k.owned[sessionID] = o
@@ -118,6 +123,60 @@ func (o *Ownership) Lost() bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// Valid reports whether, by this node's clock, no other node can have
+// taken the lease yet: it is not known lost, and it was acquired or last
+// renewed less than the TTL ago (minus a tenth of it, for the time a
+// request takes between this check and its decision), measured from
+// before the call that set it.
+func (o *Ownership) Valid() bool {
+	if o.Lost() {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return time.Now().Before(o.validUntil.Add(-o.k.cfg.TTL / 10))
+}
+
+// Confirm makes sure this node still holds the lease before it serves a
+// request from its memory of the session. While Valid it returns at
+// once. Past that (the process was paused, its renewals were late) it
+// renews the lease now, within ctx and half the TTL: a refusal, or no
+// answer in time, marks the ownership lost and returns ErrLeaseLost,
+// since another node may then be serving the session.
+func (o *Ownership) Confirm(ctx context.Context) error {
+	if o.Valid() {
+		return nil
+	}
+	sid := o.Lease().SessionID
+	if o.Lost() {
+		return fmt.Errorf("cluster: session %q: %w", sid, store.ErrLeaseLost)
+	}
+	ttl := o.k.cfg.TTL
+	ctx, cancel := context.WithTimeout(ctx, ttl/2)
+	defer cancel()
+	start := time.Now()
+	l, err := o.k.cfg.Store.RenewLease(ctx, o.Lease(), ttl)
+	if err != nil {
+		o.markLost("not confirmed past its local validity")
+		if errors.Is(err, store.ErrLeaseLost) {
+			return err
+		}
+		return fmt.Errorf("cluster: session %q: confirm the lease: %w: %w", sid, store.ErrLeaseLost, err)
+	}
+	o.extend(l, start)
+	return nil
+}
+
+// extend records a renewal that started at start, unless a later one
+// already extended the lease further.
+func (o *Ownership) extend(l store.Lease, start time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if until := start.Add(o.k.cfg.TTL); until.After(o.validUntil) {
+		o.lease, o.validUntil = l, until
 	}
 }
 
@@ -184,9 +243,7 @@ func (o *Ownership) renew(ctx context.Context) {
 		l, err := o.k.cfg.Store.RenewLease(ctx, o.Lease(), ttl)
 		switch {
 		case err == nil:
-			o.mu.Lock()
-			o.lease, o.validUntil = l, start.Add(ttl)
-			o.mu.Unlock()
+			o.extend(l, start)
 		case errors.Is(err, store.ErrLeaseLost):
 			o.markLost("taken by another node")
 			return

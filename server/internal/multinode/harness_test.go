@@ -50,6 +50,14 @@ func (s *stallable) RenewLease(ctx context.Context, l store.Lease, ttl time.Dura
 	return s.Store.RenewLease(ctx, l, ttl)
 }
 
+// Orphaned finds nothing while stalled: a paused node sweeps nothing.
+func (s *stallable) Orphaned(ctx context.Context, limit int) ([]string, error) {
+	if s.stalled.Load() {
+		return nil, nil
+	}
+	return s.Store.Orphaned(ctx, limit)
+}
+
 func (s *stallable) ReleaseLease(ctx context.Context, l store.Lease) error {
 	if s.stalled.Load() {
 		return nil

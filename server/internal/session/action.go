@@ -11,17 +11,14 @@ import (
 // action part. Placement: while the target turn's agent message streams,
 // the part is appended to it; otherwise it gets an agent message of its own.
 func (m *Manager) Action(ctx context.Context, sessionID string, a Action) (synccore.Message, error) {
-	s, err := m.served(ctx, sessionID)
-	if err != nil {
-		return synccore.Message{}, err
-	}
-	defer m.release(s)
-	for _, h := range actionHandlers {
-		if h.actionType == a.ActionType {
-			return h.run(ctx, s, a)
+	return serveMessage(ctx, m, sessionID, func(s *live) (synccore.Message, error) {
+		for _, h := range actionHandlers {
+			if h.actionType == a.ActionType {
+				return h.run(ctx, s, a)
+			}
 		}
-	}
-	return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown action_type %q (known: %v)", a.ActionType, ActionTypes())
+		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown action_type %q (known: %v)", a.ActionType, ActionTypes())
+	})
 }
 
 // actionHandlers is the one list of the action types the server accepts:

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/agentsync/agentsync/server/internal/cluster"
 	"strings"
 
 	"github.com/agentsync/agentsync/synccore"
@@ -12,6 +13,9 @@ import (
 type agentMsg struct {
 	committed *synccore.Message // immutable: shared with subscribers
 	parts     []*workPart       // working copy, in part sequence order
+	// own is the lease its turn began under (nil on one node): every
+	// commit of the message goes under it, never a later one (epoch.go).
+	own *cluster.Ownership
 }
 
 // workPart is one part of the working copy. Streaming text lives in a
@@ -33,8 +37,8 @@ func (w *workPart) part() synccore.Part {
 	return p
 }
 
-func newAgentMsg(committed *synccore.Message) *agentMsg {
-	return &agentMsg{committed: committed}
+func newAgentMsg(committed *synccore.Message, own *cluster.Ownership) *agentMsg {
+	return &agentMsg{committed: committed, own: own}
 }
 
 func (a *agentMsg) closed() bool { return a.committed.State == synccore.MessageDone }

@@ -14,76 +14,73 @@ import (
 // on. CodeNotPending if the interaction is not pending (nothing changes),
 // CodeNotFound if the session has no such interaction.
 func (m *Manager) Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error) {
-	s, err := m.served(ctx, sessionID)
-	if err != nil {
-		return synccore.Message{}, err
-	}
-	defer m.release(s)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return serveMessage(ctx, m, sessionID, func(s *live) (synccore.Message, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 
-	t := s.turn
-	var w *workPart
-	if t != nil && t.agent != nil && !t.agent.closed() {
-		w = t.agent.interaction(interactionID)
-	}
-	if w == nil {
-		return synccore.Message{}, s.notPending(ctx, interactionID)
-	}
-	if w.p.Status != synccore.InteractionPending || t.waiting != interactionID || t.ctx.Err() != nil {
-		return synccore.Message{}, synccore.Errorf(synccore.CodeNotPending, "interaction %q is %s", interactionID, w.p.Status)
-	}
-	callID := model.Field(w.p.Request, "tool_call_id")
-	tool := t.agent.tool(callID)
-	if tool == nil {
-		return synccore.Message{}, synccore.Errorf(synccore.CodeInternal, "interaction %q gates an unknown tool %q", interactionID, callID)
-	}
+		t := s.turn
+		var w *workPart
+		if t != nil && t.agent != nil && !t.agent.closed() {
+			w = t.agent.interaction(interactionID)
+		}
+		if w == nil {
+			return synccore.Message{}, s.notPending(ctx, interactionID)
+		}
+		if w.p.Status != synccore.InteractionPending || t.waiting != interactionID || t.ctx.Err() != nil {
+			return synccore.Message{}, synccore.Errorf(synccore.CodeNotPending, "interaction %q is %s", interactionID, w.p.Status)
+		}
+		callID := model.Field(w.p.Request, "tool_call_id")
+		tool := t.agent.tool(callID)
+		if tool == nil {
+			return synccore.Message{}, synccore.Errorf(synccore.CodeInternal, "interaction %q gates an unknown tool %q", interactionID, callID)
+		}
 
-	// Keep the parts as they are so a failed commit changes nothing.
-	savedI, savedT := w.p, tool.p
-	var approved bool
-	switch kind := model.Field(w.p.Request, "kind"); kind {
-	case KindApproval:
-		ok, valid := approval(response)
-		if !valid {
-			return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, `an approval's response is {"approved": true|false}`)
+		// Keep the parts as they are so a failed commit changes nothing.
+		savedI, savedT := w.p, tool.p
+		var approved bool
+		switch kind := model.Field(w.p.Request, "kind"); kind {
+		case KindApproval:
+			ok, valid := approval(response)
+			if !valid {
+				return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, `an approval's response is {"approved": true|false}`)
+			}
+			approved = ok
+			w.p.Response = map[string]any{"approved": ok}
+			if ok {
+				tool.p.State = synccore.ToolRunning
+			} else {
+				tool.p.State = synccore.ToolOutputDenied
+				tool.p.Output = map[string]any{"denied": true, "reason": "the user denied this call"}
+			}
+		case KindQuestion:
+			text, valid := answerText(response)
+			if !valid {
+				return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, `a question's response is {"answer": string}`)
+			}
+			w.p.Response = map[string]any{"answer": text}
+			tool.p.State = synccore.ToolOutputAvailable
+			tool.p.Output = map[string]any{"answer": text}
+		default:
+			return synccore.Message{}, synccore.Errorf(synccore.CodeInternal, "interaction %q has unknown kind %q", interactionID, kind)
 		}
-		approved = ok
-		w.p.Response = map[string]any{"approved": ok}
-		if ok {
-			tool.p.State = synccore.ToolRunning
-		} else {
-			tool.p.State = synccore.ToolOutputDenied
-			tool.p.Output = map[string]any{"denied": true, "reason": "the user denied this call"}
-		}
-	case KindQuestion:
-		text, valid := answerText(response)
-		if !valid {
-			return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, `a question's response is {"answer": string}`)
-		}
-		w.p.Response = map[string]any{"answer": text}
-		tool.p.State = synccore.ToolOutputAvailable
-		tool.p.Output = map[string]any{"answer": text}
-	default:
-		return synccore.Message{}, synccore.Errorf(synccore.CodeInternal, "interaction %q has unknown kind %q", interactionID, kind)
-	}
-	w.p.Status = synccore.InteractionResolved
-	w.dirty, tool.dirty = true, true
+		w.p.Status = synccore.InteractionResolved
+		w.dirty, tool.dirty = true, true
 
-	msg, err := s.commitAgent(ctx, t.agent, synccore.MessageStreaming)
-	if err != nil {
-		w.p, tool.p = savedI, savedT
-		return synccore.Message{}, err
-	}
-	t.waiting = ""
-	// The turn waits on one interaction at a time, so the buffer of one is
-	// free; never block under the lock even if it were not.
-	select {
-	case t.answers <- approved:
-	default:
-		s.log.Error("answer dropped: the turn was not waiting", "interaction_id", interactionID)
-	}
-	return *msg, nil
+		msg, err := s.commitAgent(ctx, t.agent, synccore.MessageStreaming)
+		if err != nil {
+			w.p, tool.p = savedI, savedT
+			return synccore.Message{}, err
+		}
+		t.waiting = ""
+		// The turn waits on one interaction at a time, so the buffer of one is
+		// free; never block under the lock even if it were not.
+		select {
+		case t.answers <- approved:
+		default:
+			s.log.Error("answer dropped: the turn was not waiting", "interaction_id", interactionID)
+		}
+		return *msg, nil
+	})
 }
 
 // notPending tells an interaction outside the running turn apart: one the

@@ -88,7 +88,9 @@ func (s *live) claim(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.own != nil {
-		if !s.own.Lost() {
+		// Valid by the local clock, or renewed now: a node paused past
+		// its lease must not serve a queued request from its memory.
+		if s.own.Confirm(ctx) == nil {
 			return nil
 		}
 		s.dropLease() // lost, and its watcher has not run yet
@@ -101,7 +103,11 @@ func (s *live) claim(ctx context.Context) error {
 			return &OwnedElsewhere{SessionID: s.id, Node: held.Node, Expires: held.Expires,
 				typed: synccore.Errorf(synccore.CodeConflict, "%s: node %q does not serve it; send the session's requests there", se.Message, s.m.node)}
 		}
-		return fmt.Errorf("session %s: take its lease: %w", s.id, err)
+		var typed *synccore.Error
+		if errors.As(err, &typed) || ctx.Err() != nil {
+			return fmt.Errorf("session %s: take its lease: %w", s.id, err)
+		}
+		return s.m.retryLater(s.id, fmt.Errorf("take its lease: %w", err))
 	}
 	rec, err := s.m.store.Session(ctx, s.id)
 	if err != nil {
@@ -143,16 +149,21 @@ func (s *live) dropLease() {
 	}
 }
 
-// commit writes a batch of the session's messages: under its lease in a
-// cluster. Caller holds s.mu.
-func (s *live) commit(ctx context.Context, batch []synccore.Message) error {
+// commitUnder writes a batch of the session's messages: in a cluster,
+// under the lease o, which must still be the one this node serves the
+// session under. A turn passes the lease it began under, so nothing of an
+// older epoch lands once the node lost the session, not even after it
+// took the session back at a newer epoch (the new epoch's recovery closed
+// what the old turn left). A refusal is store.ErrLeaseLost. Caller holds
+// s.mu.
+func (s *live) commitUnder(ctx context.Context, o *cluster.Ownership, batch []synccore.Message) error {
 	if s.m.keeper == nil {
 		return s.m.store.Commit(ctx, s.id, batch)
 	}
-	if s.own == nil {
-		return synccore.Errorf(synccore.CodeConflict, "session %q: node %q no longer serves it", s.id, s.m.node)
+	if o == nil || o != s.own {
+		return fmt.Errorf("session %q: node %q no longer serves it under this lease: %w", s.id, s.m.node, store.ErrLeaseLost)
 	}
-	return s.own.Commit(ctx, batch)
+	return o.Commit(ctx, batch)
 }
 
 // releaseLease gives up the session's lease when it leaves memory, so

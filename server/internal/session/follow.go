@@ -88,7 +88,9 @@ func (s *live) startPublishing(o *cluster.Ownership) {
 		// A closing session (deleted, or the server stopping) answers no
 		// snapshot: a follower then reads the store, as of a session no
 		// node serves, and finds it gone.
-		if s.own != o || s.pub == nil || s.closing {
+		// Nor does a node whose lease is past its local validity (it was
+		// paused): its memory may be behind the session's new owner.
+		if s.own != o || s.pub == nil || s.closing || !o.Valid() {
 			return 0, nil, false
 		}
 		return s.pub.Counter(), s.joinFrames(true), true

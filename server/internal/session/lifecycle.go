@@ -26,41 +26,38 @@ func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Se
 // deleted") after which its subscription ends. Later requests about it are
 // CodeNotFound.
 func (m *Manager) Delete(ctx context.Context, sessionID string) error {
-	s, err := m.served(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	defer m.release(s)
-	// No new turn or subscription from here on; a running turn closes its
-	// message before its rows go.
-	s.mu.Lock()
-	s.closing = true
-	t := s.turn
-	if t != nil {
-		t.cancel(errShutdown)
-	}
-	s.mu.Unlock()
-	if t != nil {
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			return fmt.Errorf("session %s: waiting for the turn to stop before deleting: %w", sessionID, ctx.Err())
+	return m.serve(ctx, sessionID, func(s *live) error {
+		// No new turn or subscription from here on; a running turn closes its
+		// message before its rows go.
+		s.mu.Lock()
+		s.closing = true
+		t := s.turn
+		if t != nil {
+			t.cancel(errShutdown)
 		}
-	}
+		s.mu.Unlock()
+		if t != nil {
+			select {
+			case <-t.done:
+			case <-ctx.Done():
+				return fmt.Errorf("session %s: waiting for the turn to stop before deleting: %w", sessionID, ctx.Err())
+			}
+		}
 
-	// Rows first, then the in-memory session: a request in between finds
-	// the closing session, one after finds nothing in the store either.
-	if err := m.store.DeleteSession(ctx, sessionID); err != nil {
-		return fmt.Errorf("session %s: delete: %w", sessionID, err)
-	}
-	// The error frame goes out (to other nodes too) before the lease is
-	// released by the unload.
-	s.mu.Lock()
-	s.publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})
-	s.mu.Unlock()
-	m.mu.Lock()
-	m.unload(s)
-	m.mu.Unlock()
-	s.hub.Close()
-	return nil
+		// Rows first, then the in-memory session: a request in between finds
+		// the closing session, one after finds nothing in the store either.
+		if err := m.store.DeleteSession(ctx, sessionID); err != nil {
+			return fmt.Errorf("session %s: delete: %w", sessionID, err)
+		}
+		// The error frame goes out (to other nodes too) before the lease is
+		// released by the unload.
+		s.mu.Lock()
+		s.publish(synccore.Frame{Kind: synccore.FrameError, Code: synccore.CodeNotFound, Reason: DeletedReason})
+		s.mu.Unlock()
+		m.mu.Lock()
+		m.unload(s)
+		m.mu.Unlock()
+		s.hub.Close()
+		return nil
+	})
 }

@@ -88,6 +88,12 @@ func (s *live) shutdown() {
 // commitNew commits a new message (user message, or an agent message of its
 // own) at the next sequence and publishes it. Caller holds s.mu.
 func (s *live) commitNew(ctx context.Context, msg synccore.Message) (*synccore.Message, error) {
+	return s.commitNewUnder(ctx, s.own, msg)
+}
+
+// commitNewUnder is commitNew under the lease o (a turn's, epoch.go).
+// Caller holds s.mu.
+func (s *live) commitNewUnder(ctx context.Context, o *cluster.Ownership, msg synccore.Message) (*synccore.Message, error) {
 	msg.SessionID = s.id
 	msg.Sequence = s.rec.HeadSequence + 1
 	msg.Revision = 1
@@ -95,7 +101,7 @@ func (s *live) commitNew(ctx context.Context, msg synccore.Message) (*synccore.M
 		msg.CreatedAt = s.m.now()
 	}
 	batch := []synccore.Message{msg}
-	if err := s.commit(ctx, batch); err != nil {
+	if err := s.commitUnder(ctx, o, batch); err != nil {
 		return nil, fmt.Errorf("session %s: commit message %d: %w", s.id, msg.Sequence, err)
 	}
 	s.rec.HeadSequence = msg.Sequence
@@ -125,7 +131,7 @@ func (s *live) commitAgent(ctx context.Context, a *agentMsg, state synccore.Mess
 	full, changed := a.snapshot(state)
 	delta := *full
 	delta.Parts = changed
-	if err := s.commit(ctx, []synccore.Message{delta}); err != nil {
+	if err := s.commitUnder(ctx, a.own, []synccore.Message{delta}); err != nil {
 		return nil, fmt.Errorf("session %s: commit agent message %d revision %d: %w", s.id, full.Sequence, full.Revision, err)
 	}
 	a.committedAs(full)

@@ -48,6 +48,7 @@ type Manager struct {
 	idleTimeout time.Duration
 	maxLoaded   int
 	stopSweep   chan struct{} // closed by Shutdown; nil without IdleTimeout
+	stopOrphans chan struct{} // closed by Shutdown; nil on one node (orphans.go)
 	evicted     atomic.Int64
 
 	// keeper holds this node's session leases in a cluster (cluster.go);
@@ -129,6 +130,12 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		if c.NATS != nil {
 			m.bus = natsfan.New(c.NATS, m.log)
 		}
+		ttl := c.LeaseTTL
+		if ttl <= 0 {
+			ttl = cluster.DefaultTTL
+		}
+		m.stopOrphans = make(chan struct{})
+		go m.adoptOrphans(ttl, m.stopOrphans)
 		m.startSweep()
 		return m, nil
 	}
@@ -281,6 +288,9 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	if !m.closing && m.stopSweep != nil {
 		close(m.stopSweep)
+	}
+	if !m.closing && m.stopOrphans != nil {
+		close(m.stopOrphans)
 	}
 	m.closing = true
 	lives := make([]*live, 0, len(m.live))

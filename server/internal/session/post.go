@@ -29,46 +29,42 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	default:
 		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown visibility %q", vis)
 	}
-	s, err := m.served(ctx, sessionID)
-	if err != nil {
-		return synccore.Message{}, err
-	}
-	defer m.release(s)
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return synccore.Message{}, errStopping
-	}
-	if req.IdempotencyKey != "" {
-		if prev, found, err := s.posted(ctx, msgID); found || err != nil {
-			return prev, err
+	return serveMessage(ctx, m, sessionID, func(s *live) (synccore.Message, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closing {
+			return synccore.Message{}, errStopping
 		}
-	}
-	// Join the running turn unless it is already being stopped: a message
-	// joining a turn that ends now would never be answered.
-	t := s.turn
-	join := t != nil && t.ctx.Err() == nil
-	turnID := newID("turn_")
-	if join {
-		turnID = t.id
-	}
-	msg, err := s.commitNew(ctx, synccore.Message{
-		MessageID:  msgID,
-		Role:       synccore.RoleUser,
-		TurnID:     turnID,
-		Visibility: vis,
-		Parts:      parts,
+		if req.IdempotencyKey != "" {
+			if prev, found, err := s.posted(ctx, msgID); found || err != nil {
+				return prev, err
+			}
+		}
+		// Join the running turn unless it is already being stopped: a message
+		// joining a turn that ends now would never be answered.
+		t := s.turn
+		join := t != nil && t.ctx.Err() == nil && t.own == s.own
+		turnID := newID("turn_")
+		if join {
+			turnID = t.id
+		}
+		msg, err := s.commitNew(ctx, synccore.Message{
+			MessageID:  msgID,
+			Role:       synccore.RoleUser,
+			TurnID:     turnID,
+			Visibility: vis,
+			Parts:      parts,
+		})
+		if err != nil {
+			return synccore.Message{}, err
+		}
+		if join {
+			t.lastUserSeq = msg.Sequence
+		} else {
+			s.startTurn(turnID, msg.Sequence)
+		}
+		return *msg, nil
 	})
-	if err != nil {
-		return synccore.Message{}, err
-	}
-	if join {
-		t.lastUserSeq = msg.Sequence
-	} else {
-		s.startTurn(turnID, msg.Sequence)
-	}
-	return *msg, nil
 }
 
 var tagPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentsync/agentsync/server/internal/cluster"
 	"time"
 
 	"github.com/agentsync/agentsync/server/model"
@@ -28,6 +29,9 @@ type turn struct {
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
+	// own is the lease the turn began under (nil on one node): all its
+	// commits go under it (epoch.go).
+	own *cluster.Ownership
 }
 
 // Causes of a turn's cancellation.
@@ -43,7 +47,8 @@ var (
 // startTurn begins a turn for the user message at seq. Caller holds s.mu.
 func (s *live) startTurn(id string, seq int64) *turn {
 	ctx, cancel := context.WithCancelCause(s.m.base)
-	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1)}
+	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1),
+		own: s.own}
 	s.turn = t
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
@@ -95,7 +100,7 @@ func (s *live) turnLoop(t *turn) error {
 		if t.agent == nil {
 			// The agent message exists from the first step on, so a crash
 			// leaves a row that recovery closes.
-			msg, err := s.commitNew(ctx, synccore.Message{
+			msg, err := s.commitNewUnder(ctx, t.own, synccore.Message{
 				MessageID:  newID("msg_"),
 				Role:       synccore.RoleAgent,
 				State:      synccore.MessageStreaming,
@@ -107,7 +112,7 @@ func (s *live) turnLoop(t *turn) error {
 				s.mu.Unlock()
 				return err
 			}
-			t.agent = newAgentMsg(msg)
+			t.agent = newAgentMsg(msg, t.own)
 		}
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
@@ -202,7 +207,7 @@ func (s *live) endTurn(t *turn, err error) {
 		default:
 			part = s.turnErrorPart(t, err)
 		}
-		msg, cerr := s.commitNew(ctx, singlePartMessage(t.id, part))
+		msg, cerr := s.commitNewUnder(ctx, t.own, singlePartMessage(t.id, part))
 		if cerr != nil {
 			s.log.Error("commit the message that ends the turn", "turn_id", t.id, "err", cerr)
 			return
@@ -229,8 +234,11 @@ func (s *live) endTurn(t *turn, err error) {
 	a.add(ep)
 	msg, cerr := s.commitAgent(ctx, a, synccore.MessageDone)
 	if cerr != nil {
-		// The row stays streaming; recovery closes it on the next start.
+		// The row stays streaming: closed later under the turn's lease,
+		// or by the next owner's recovery (epoch.go); on one node, by
+		// recovery on the next start.
 		s.log.Error("close agent message", "turn_id", t.id, "err", cerr)
+		s.closeLater(t, a)
 		return
 	}
 	t.final = msg

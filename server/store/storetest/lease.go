@@ -190,3 +190,49 @@ func testLeaseRaceHasOneWinner(t *testing.T, open Opener) {
 		t.Fatalf("%d nodes won the lease, want 1", won)
 	}
 }
+
+// Orphaned lists a session once its lease expired with a message left
+// streaming, and only then: not while the lease holds, not once the
+// message is closed, never a session that was never leased.
+func testLeaseOrphanedSessions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t, "main")
+	NewSession(t, s, "orphan")
+	NewSession(t, s, "held")
+	NewSession(t, s, "free")
+	short := mustAcquire(t, s, "orphan", "a", 50*time.Millisecond)
+	held := mustAcquire(t, s, "held", "a", leaseTTL)
+	for _, c := range []struct {
+		l  store.Lease
+		id string
+	}{{short, "orphan"}, {held, "held"}} {
+		if err := s.CommitLeased(ctx, c.l, []synccore.Message{AgentMessage(c.id, 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	MustCommit(t, s, "free", AgentMessage("free", 1))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := s.Orphaned(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 1 && got[0] == "orphan" {
+			break
+		}
+		if len(got) > 1 || time.Now().After(deadline) {
+			t.Fatalf("orphaned = %q, want [orphan]", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b := mustAcquire(t, s, "orphan", "b", leaseTTL)
+	if _, err := s.RecoverLeased(ctx, b, recoveryError); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReleaseLease(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Orphaned(ctx, 10); err != nil || len(got) != 0 {
+		t.Fatalf("after recovery: orphaned = %q, %v", got, err)
+	}
+}

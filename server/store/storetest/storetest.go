@@ -62,6 +62,7 @@ func Run(t *testing.T, open Opener) {
 		{"LeaseFencesAStaleNode", testLeaseFencesAStaleNode},
 		{"RecoverStreamingSkipsLeasedSessions", testRecoverStreamingSkipsLeasedSessions},
 		{"LeaseRaceHasOneWinner", testLeaseRaceHasOneWinner},
+		{"LeaseOrphanedSessions", testLeaseOrphanedSessions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
