@@ -46,13 +46,13 @@ type Config struct {
 	// Store keeps the sessions. The caller opens it and closes it after
 	// Server.Close.
 	Store store.Store
-	// Models are the models a session may use; nil means model.Default()
+	// Models are the models a session may use; nil means scripted.Registry()
 	// (the scripted demo model only).
 	Models model.Registry
 	// DefaultModel is the model of a session created without one; ""
 	// means model.DefaultName.
 	DefaultModel string
-	// Tools are the tools the models may call; nil means model.DemoTools().
+	// Tools are the tools the models may call; nil means scripted.DemoTools().
 	Tools []model.Tool
 	// Speed paces the scripted model and the demo tools; zero runs them
 	// as fast as possible.
