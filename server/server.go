@@ -30,15 +30,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	agentsyncjs "github.com/agentsync/agentsync/js"
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/api"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
-	"github.com/agentsync/agentsync/server/internal/web"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
-	"github.com/agentsync/agentsync/wasm/module"
 )
 
 // Config configures a Server. Only Store is required.
@@ -64,9 +61,12 @@ type Config struct {
 	// AllowedOrigins are browser origins allowed besides the server's own
 	// host: "http://localhost:5173", "localhost:5173", or "*" for any.
 	AllowedOrigins []string
-	// Demo serves the demo page at "/" and the browser package (scripts
-	// and the client core module) at "/js/".
-	Demo bool
+	// Files, if set, serves the GET and HEAD requests outside the
+	// protocol's routes (/v1/..., /healthz) as public files, with CORS
+	// headers for AllowedOrigins: web.Handler() (server/web) is the demo
+	// page at "/" and the browser package (scripts and the client core
+	// module) at "/js/". Nil: those requests get 404 not_found.
+	Files http.Handler
 	// ResumeInterrupted retries, at New, the turns a crash interrupted (as
 	// a client's "retry" action would).
 	ResumeInterrupted bool
@@ -237,9 +237,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		PingInterval:   cfg.Limits.PingInterval,
 		WriteTimeout:   cfg.Limits.WriteTimeout,
 		Limits:         cfg.Limits.client(),
-	}
-	if cfg.Demo {
-		apiCfg.StaticFS, apiCfg.JSFS, apiCfg.WASM = web.Static, agentsyncjs.Files, module.Wasm
+		Files:          cfg.Files,
 	}
 	c := cfg.Cluster
 	if c == nil || c.NATS == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/web"
 )
 
 // shutdownTimeout bounds each step of a graceful stop.
@@ -137,7 +138,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Speed:             model.Paced(opts.speed),
 		Authorizer:        authorizer,
 		AllowedOrigins:    opts.origins,
-		Demo:              true,
+		Files:             web.Handler(),
 		ResumeInterrupted: opts.resume,
 		Logger:            log,
 		Limits:            opts.clients.apply(server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded}),
