@@ -28,10 +28,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/api"
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
@@ -78,7 +77,7 @@ type Config struct {
 	Limits Limits
 	// Cluster, if set, makes this server one node of several sharing
 	// Store, a PostgreSQL database (docs/storage.md): a node serves a
-	// session (turns, commits, and without NATS subscriptions) only while
+	// session (turns, commits, and without a Transport subscriptions) only while
 	// it holds the session's lease, and refuses a session another live
 	// node serves (409 conflict naming that node). Nil: the only node, as
 	// before.
@@ -93,18 +92,25 @@ type Cluster struct {
 	// LeaseTTL bounds how long a dead node's sessions wait before another
 	// node takes them over (default 5 s); leases renew every third of it.
 	LeaseTTL time.Duration
-	// NATS, if set, connects the nodes (docs/storage.md): each session's
-	// frames go from the node that serves it to the others, so a
-	// subscription may reach any node; a request that changes a session
+	// Transport, if set, connects the nodes (docs/storage.md): each
+	// session's frames go from the node that serves it to the others, so
+	// a subscription may reach any node; a request that changes a session
 	// another node serves (post, answer, action, delete) is forwarded to
 	// that node and answered with its answer, instead of 409 conflict.
-	// Connect it with reconnects on (nats.MaxReconnects(-1)) and close it
-	// after Server.Close. Only the cluster's nodes may publish on it
-	// (docs/storage.md, Forwarding). Nil: every request and subscription
-	// must reach the node that serves the session.
-	NATS *nats.Conn
+	// natsbus.New(nc) (server/natsbus) carries them over a NATS
+	// connection, which the app opens with reconnects on and closes after
+	// Server.Close. Nil: every request and subscription must reach the
+	// node that serves the session.
+	Transport Transport
 	// ForwardTimeout bounds one forwarded request (default 10 s).
 	ForwardTimeout time.Duration
+}
+
+// Transport carries a cluster's traffic between its nodes. natsbus.New
+// makes one over a NATS connection; the server package links no client.
+type Transport interface {
+	// Conn is the transport's connection, as the server's packages use it.
+	Conn() bus.Conn
 }
 
 // Defaults of the Limits that bound one client. A client is a principal,
@@ -165,7 +171,7 @@ type Limits struct {
 type Server struct {
 	mgr       *session.Manager
 	handler   *api.Handler
-	responder *forward.Responder // nil without Cluster.NATS
+	responder *forward.Responder // nil without Cluster.Transport
 }
 
 // client is the API's view of the limits per client, defaults filled in
@@ -239,13 +245,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Limits:         cfg.Limits.client(),
 		Files:          cfg.Files,
 	}
-	c := cfg.Cluster
-	if c == nil || c.NATS == nil {
+	conn := cfg.Cluster.conn()
+	if conn == nil {
 		return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
 	}
-	apiCfg.Forward = forward.NewClient(c.NATS, c.Node, c.ForwardTimeout)
+	c := cfg.Cluster
+	apiCfg.Forward = forward.NewClient(conn, c.Node, c.ForwardTimeout)
 	s := &Server{mgr: mgr, handler: api.New(apiCfg)}
-	if s.responder, err = forward.Serve(c.NATS, c.Node, s.handler, log); err != nil {
+	if s.responder, err = forward.Serve(conn, c.Node, s.handler, log); err != nil {
 		_ = mgr.Shutdown(ctx)
 		return nil, fmt.Errorf("server: answer forwarded requests: %w", err)
 	}
@@ -256,7 +263,15 @@ func (c *Cluster) session() *session.ClusterConfig {
 	if c == nil {
 		return nil
 	}
-	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL, NATS: c.NATS}
+	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL, NATS: c.conn()}
+}
+
+// conn is the cluster's bus connection, nil without a Transport.
+func (c *Cluster) conn() bus.Conn {
+	if c == nil || c.Transport == nil {
+		return nil
+	}
+	return c.Transport.Conn()
 }
 
 // ServeHTTP serves one request of the protocol.
@@ -271,7 +286,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and reconnect, to this server's successor. It returns when done or when
 // ctx ends, whichever is first; subscriptions are closed either way.
 //
-// In a cluster with NATS, requests other nodes forward here meanwhile are
+// In a cluster with a Transport, requests other nodes forward here meanwhile are
 // refused as not served here (they claim the session again); after the
 // leases are released, this node stops answering them.
 func (s *Server) Close(ctx context.Context) error {
