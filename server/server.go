@@ -72,8 +72,8 @@ type Config struct {
 	// Logger receives the server's logs; nil discards them. Tokens never
 	// appear in them.
 	Logger *slog.Logger
-	// Limits bound what one client or session may use; zero fields take
-	// the documented defaults.
+	// Limits bound what one client or session may use: a zero field is
+	// its documented default, a negative one turns the bound off.
 	Limits Limits
 	// Cluster, if set, makes this server one node of several sharing
 	// Store, a PostgreSQL database (docs/storage.md): a node serves a
@@ -113,92 +113,11 @@ type Transport interface {
 	Conn() bus.Conn
 }
 
-// Defaults of the Limits that bound one client. A client is a principal,
-// or, where every caller is the one shared principal (auth.Open,
-// auth.SharedToken), one IP address.
-const (
-	DefaultRequestsPerSecond       = 20
-	DefaultRequestBurst            = 100
-	DefaultSubscribersPerSession   = 32
-	DefaultSubscribersPerPrincipal = 64
-)
-
-// Limits bound the server's memory and work. Zero means the default.
-type Limits struct {
-	// RequestsPerSecond is the sustained request rate of one client, and
-	// RequestBurst how many requests it may make at once after a quiet
-	// spell (a token bucket; defaults 20/s and 100). A request over it is
-	// answered 429 rate_limited with a Retry-After header. Negative: no
-	// limit. Health checks are not counted; nor are requests refused
-	// before the limiter (bad origin, 401).
-	RequestsPerSecond float64
-	RequestBurst      int
-	// SubscribersPerSession and SubscribersPerPrincipal bound the open
-	// subscriptions (WebSocket, and AI SDK streams) of one session and of
-	// one client (defaults 32 and 64). One more is refused before the
-	// upgrade, 429 rate_limited. Negative: no bound.
-	SubscribersPerSession   int
-	SubscribersPerPrincipal int
-	// MaxBodyBytes bounds a request body (default 1 MiB).
-	MaxBodyBytes int64
-	// QueueLimit bounds the frames queued for one subscriber (default
-	// 4096), QueueBytes their delta text (default 16 MiB); a subscriber that
-	// falls further behind is resynced. Deltas of one part wait folded
-	// into one frame (up to 64 KiB), so a long answer counts by its bytes.
-	QueueLimit int
-	QueueBytes int
-	// FoldBytes bounds a folded delta (default 64 KiB); -1 delivers every
-	// delta as the model produced it, however far behind a subscriber is.
-	FoldBytes int
-	// IdleTimeout unloads a session from memory after that long with no
-	// request, turn or subscriber; 0 keeps sessions loaded.
-	IdleTimeout time.Duration
-	// MaxLoaded caps the sessions in memory, least recently used idle ones
-	// unloaded first; 0 means no cap. Busy sessions are never unloaded.
-	MaxLoaded int
-	// ToolTimeout bounds one tool run (default 60 s).
-	ToolTimeout time.Duration
-	// MaxToolOutput bounds a tool's output in bytes of JSON (default 32 KiB).
-	MaxToolOutput int
-	// MaxSteps bounds the model steps of one turn (default 32).
-	MaxSteps int
-	// PingInterval and WriteTimeout of subscriptions (default 20 s, 10 s).
-	PingInterval time.Duration
-	WriteTimeout time.Duration
-}
-
 // Server serves the protocol. It is an http.Handler; Close stops it.
 type Server struct {
 	mgr       *session.Manager
 	handler   *api.Handler
 	responder *forward.Responder // nil without Cluster.Transport
-}
-
-// client is the API's view of the limits per client, defaults filled in
-// and negative values turned into "no bound" (0).
-func (l Limits) client() api.Limits {
-	pick := func(v, def int) int {
-		switch {
-		case v < 0:
-			return 0
-		case v == 0:
-			return def
-		}
-		return v
-	}
-	rate := l.RequestsPerSecond
-	switch {
-	case rate < 0:
-		rate = 0
-	case rate == 0:
-		rate = DefaultRequestsPerSecond
-	}
-	return api.Limits{
-		RequestRate:           rate,
-		RequestBurst:          pick(l.RequestBurst, DefaultRequestBurst),
-		SubscribersPerSession: pick(l.SubscribersPerSession, DefaultSubscribersPerSession),
-		SubscribersPerClient:  pick(l.SubscribersPerPrincipal, DefaultSubscribersPerPrincipal),
-	}
 }
 
 // New starts a server on cfg.Store. Before it returns, it closes every
@@ -209,6 +128,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: Config.Store is nil")
 	}
+	lim := cfg.Limits.resolve()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -219,16 +139,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		DefaultModel:      cfg.DefaultModel,
 		Tools:             cfg.Tools,
 		Logger:            log,
-		QueueLimit:        cfg.Limits.QueueLimit,
-		QueueBytes:        cfg.Limits.QueueBytes,
-		FoldBytes:         cfg.Limits.FoldBytes,
+		QueueLimit:        lim.QueueLimit,
+		QueueBytes:        lim.QueueBytes,
+		FoldBytes:         lim.FoldBytes,
 		Speed:             cfg.Speed,
 		ResumeInterrupted: cfg.ResumeInterrupted,
-		ToolTimeout:       cfg.Limits.ToolTimeout,
-		MaxToolOutput:     cfg.Limits.MaxToolOutput,
-		MaxSteps:          cfg.Limits.MaxSteps,
-		IdleTimeout:       cfg.Limits.IdleTimeout,
-		MaxLoaded:         cfg.Limits.MaxLoaded,
+		ToolTimeout:       lim.ToolTimeout,
+		MaxToolOutput:     lim.MaxToolOutput,
+		MaxSteps:          lim.MaxSteps,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxLoaded:         lim.MaxLoaded,
 		Cluster:           cfg.Cluster.session(),
 	})
 	if err != nil {
@@ -239,10 +159,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Logger:         log,
 		Authorizer:     cfg.Authorizer,
 		AllowedOrigins: cfg.AllowedOrigins,
-		MaxBodyBytes:   cfg.Limits.MaxBodyBytes,
-		PingInterval:   cfg.Limits.PingInterval,
-		WriteTimeout:   cfg.Limits.WriteTimeout,
-		Limits:         cfg.Limits.client(),
+		MaxBodyBytes:   lim.MaxBodyBytes,
+		PingInterval:   lim.PingInterval,
+		WriteTimeout:   lim.WriteTimeout,
+		Limits:         lim.client,
 		Files:          cfg.Files,
 	}
 	conn := cfg.Cluster.conn()
