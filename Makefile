@@ -59,8 +59,8 @@ test-go:
 test-js: js/node_modules examples/vite-react/node_modules vendor-web-check
 	cd js && npm test
 
-## vendor-web: copy the demo page's pinned browser libraries (markdown, sanitizer, highlighter) into server/internal/web/static/vendor
-VENDOR_SRC := server/internal/web/vendor-src
+## vendor-web: copy the demo page's pinned browser libraries (markdown, sanitizer, highlighter) into server/web/static/vendor
+VENDOR_SRC := server/web/vendor-src
 vendor-web: $(VENDOR_SRC)/node_modules
 	cd $(VENDOR_SRC) && node vendor.mjs
 

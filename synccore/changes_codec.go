@@ -32,14 +32,6 @@ type handleChangesResult struct {
 	AppendsForm bool
 }
 
-// compactBase reports whether hc is a take that agentsync_handle_compact
-// may continue with compact answers (§7.4.2): the appends form of a single
-// append, after an Output that only said to render its message.
-func (hc handleChangesResult) compactBase() bool {
-	ch := hc.Changes
-	return hc.Output == nil && hc.AppendsForm && ch != nil && len(ch.Messages) == 1 && len(ch.Messages[0].Appends) == 1
-}
-
 // decodeHandleChanges decodes the answer of appendHandleChanges; the
 // appends form comes back as the Changes it stands for.
 func decodeHandleChanges(b []byte) (handleChangesResult, error) {

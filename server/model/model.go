@@ -1,6 +1,10 @@
 // Package model is the small interface between the session engine and a
-// language model, plus the deterministic scripted model the reference server
-// ships so that every kind of turn can be played without an LLM.
+// language model: the Provider, the Request it streams and the Events it
+// emits, the Tools a model may call. It imports no SDK. The providers live
+// in their own packages, so an app pays only for those it imports:
+// server/model/openai, server/model/anthropic, and server/model/scripted
+// (the deterministic model the reference server ships, so that every kind
+// of turn can be played without an LLM).
 package model
 
 import (

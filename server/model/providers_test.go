@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/anthropic"
+	"github.com/agentsync/agentsync/server/model/openai"
 )
 
 // played is what one step emitted, folded for assertions.
@@ -65,10 +67,10 @@ var fastRetry = model.RetryPolicy{Attempts: 3, Base: time.Millisecond, Max: 5 * 
 
 var kinds = []kind{
 	{"openai", func(u string) model.Provider {
-		return model.Retrying{Provider: model.NewOpenAI("gpt-4o-mini", u+"/v1", "sk-test", nil), Policy: fastRetry}
+		return model.Retrying{Provider: openai.New("gpt-4o-mini", u+"/v1", "sk-test", nil), Policy: fastRetry}
 	}},
 	{"anthropic", func(u string) model.Provider {
-		return model.Retrying{Provider: model.NewAnthropic("claude-sonnet-4-5", u, "sk-ant-test", nil), Policy: fastRetry}
+		return model.Retrying{Provider: anthropic.New("claude-sonnet-4-5", u, "sk-ant-test", nil), Policy: fastRetry}
 	}},
 }
 
@@ -371,22 +373,5 @@ func TestProviderCancelEndsTheRequest(t *testing.T) {
 				t.Fatal("the server never saw the request end")
 			}
 		})
-	}
-}
-
-func TestOpenSpecs(t *testing.T) {
-	for _, spec := range []string{"scripted", "openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5"} {
-		if _, err := model.Open(spec, model.ProviderOptions{}); err != nil {
-			t.Errorf("%s: %v", spec, err)
-		}
-	}
-	for _, spec := range []string{"openai", "openai:", "gemini:x", ""} {
-		if _, err := model.Open(spec, model.ProviderOptions{}); err == nil {
-			t.Errorf("%q: no error", spec)
-		}
-	}
-	p, _ := model.Open("openai:x", model.ProviderOptions{ContextBudget: 1234})
-	if model.BudgetOf(p) != 1234 {
-		t.Errorf("budget %d", model.BudgetOf(p))
 	}
 }

@@ -8,9 +8,6 @@ const DefaultName = "scripted"
 // Registry maps model names to providers.
 type Registry map[string]Provider
 
-// Default is a registry holding only the scripted model.
-func Default() Registry { return Registry{DefaultName: Scripted{}} }
-
 // Names lists the registry's model names, sorted.
 func (r Registry) Names() []string {
 	names := make([]string, 0, len(r))

@@ -126,11 +126,11 @@ var rows = []row{
 	{"server/internal/session.TurnDeltas", "deltas/s", "", "", note("(model to store, 1 subscriber)")},
 	// Real providers: our adapter (parsed SSE chunk to engine event) beside
 	// the SDK's own parse of the same bytes; the whole path, bytes to event.
-	{"server/model.OpenAIStream/adapter", "ns/token", "server/model.OpenAIStream/sdk", "", atMost(2000, "<=2 us")},
-	{"server/model.OpenAIStream/provider", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to event)")},
-	{"server/model.AnthropicStream/adapter", "ns/token", "server/model.AnthropicStream/sdk", "", atMost(2000, "<=2 us")},
-	{"server/model.AnthropicStream/provider", "ns/token", "server/model.AnthropicStream/sdk", "", note("(SSE bytes to event)")},
-	{"server/internal/session.ProviderTurnDeltas", "ns/token", "server/model.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
+	{"server/model/openai.OpenAIStream/adapter", "ns/token", "server/model/openai.OpenAIStream/sdk", "", atMost(2000, "<=2 us")},
+	{"server/model/openai.OpenAIStream/provider", "ns/token", "server/model/openai.OpenAIStream/sdk", "", note("(SSE bytes to event)")},
+	{"server/model/anthropic.AnthropicStream/adapter", "ns/token", "server/model/anthropic.AnthropicStream/sdk", "", atMost(2000, "<=2 us")},
+	{"server/model/anthropic.AnthropicStream/provider", "ns/token", "server/model/anthropic.AnthropicStream/sdk", "", note("(SSE bytes to event)")},
+	{"server/internal/session.ProviderTurnDeltas", "ns/token", "server/model/openai.OpenAIStream/sdk", "", note("(SSE bytes to published delta)")},
 	// The composer's read for one step, with a summary, 100,000 messages vs 100.
 	{"server/internal/session.ComposeWindow/messages=100000", "ns/op", "server/internal/session.ComposeWindow/messages=100", "", ratioAtMost(1.5, "<=1.5x of 100")},
 	// Bounded memory: heap of one loaded session (after one exchange), and

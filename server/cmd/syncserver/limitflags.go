@@ -1,51 +1,43 @@
 package main
 
 import (
-	"errors"
 	"flag"
+	"time"
 
 	"github.com/agentsync/agentsync/server"
 )
 
-// clientLimits are the flags bounding one client (a principal, or an IP
-// address where everyone is the one shared principal); 0 turns a bound
-// off.
-type clientLimits struct {
-	rate             float64
-	burst            int
-	subsPerSession   int
-	subsPerPrincipal int
+// limitFlag is one flag of a server.Limits field: same name in the usage,
+// same default, same rule (0 = the default, negative = off).
+type limitFlag struct {
+	name, usage string
+	bind        func(fs *flag.FlagSet, l *server.Limits, name, usage string)
 }
 
-func (c *clientLimits) register(fs *flag.FlagSet) {
-	fs.Float64Var(&c.rate, "rate-limit", server.DefaultRequestsPerSecond, "requests per second of one client, sustained; over it: 429 rate_limited with Retry-After (0 = no limit)")
-	fs.IntVar(&c.burst, "rate-burst", server.DefaultRequestBurst, "requests one client may send at once on top of -rate-limit")
-	fs.IntVar(&c.subsPerSession, "max-subscribers-per-session", server.DefaultSubscribersPerSession, "open subscriptions of one session (0 = no bound)")
-	fs.IntVar(&c.subsPerPrincipal, "max-subscribers-per-principal", server.DefaultSubscribersPerPrincipal, "open subscriptions of one client (0 = no bound)")
+func intFlag(f func(*server.Limits) *int, def int) func(*flag.FlagSet, *server.Limits, string, string) {
+	return func(fs *flag.FlagSet, l *server.Limits, name, usage string) { fs.IntVar(f(l), name, def, usage) }
 }
 
-func (c *clientLimits) check() error {
-	if c.rate < 0 || c.burst < 0 || c.subsPerSession < 0 || c.subsPerPrincipal < 0 {
-		return errors.New("-rate-limit, -rate-burst and -max-subscribers-* must not be negative")
-	}
-	if c.rate > 0 && c.burst == 0 {
-		return errors.New("-rate-burst must be at least 1 with -rate-limit")
-	}
-	return nil
+func durFlag(f func(*server.Limits) *time.Duration, def time.Duration) func(*flag.FlagSet, *server.Limits, string, string) {
+	return func(fs *flag.FlagSet, l *server.Limits, name, usage string) { fs.DurationVar(f(l), name, def, usage) }
 }
 
-// apply sets the bounds on l; a flag's 0 is the library's "no bound" (-1).
-func (c *clientLimits) apply(l server.Limits) server.Limits {
-	off := func(v int) int {
-		if v == 0 {
-			return -1
-		}
-		return v
+// limitFlags are the flags of server.Limits, each the field of the same
+// meaning (go doc server.Limits); limits_test.go checks them against it.
+var limitFlags = []limitFlag{
+	{"rate-limit", "server.Limits.RequestsPerSecond: requests per second of one client, sustained; over it: 429 rate_limited with Retry-After", func(fs *flag.FlagSet, l *server.Limits, name, usage string) {
+		fs.Float64Var(&l.RequestsPerSecond, name, server.DefaultRequestsPerSecond, usage)
+	}},
+	{"rate-burst", "server.Limits.RequestBurst: requests one client may send at once on top of -rate-limit", intFlag(func(l *server.Limits) *int { return &l.RequestBurst }, server.DefaultRequestBurst)},
+	{"max-subscribers-per-session", "server.Limits.SubscribersPerSession: open subscriptions of one session", intFlag(func(l *server.Limits) *int { return &l.SubscribersPerSession }, server.DefaultSubscribersPerSession)},
+	{"max-subscribers-per-principal", "server.Limits.SubscribersPerPrincipal: open subscriptions of one client", intFlag(func(l *server.Limits) *int { return &l.SubscribersPerPrincipal }, server.DefaultSubscribersPerPrincipal)},
+	{"idle-timeout", "server.Limits.IdleTimeout: unload a session from memory after this long without requests, turns or subscribers", durFlag(func(l *server.Limits) *time.Duration { return &l.IdleTimeout }, server.DefaultIdleTimeout)},
+	{"max-loaded", "server.Limits.MaxLoaded: most sessions kept in memory; past it the least recently used idle ones are unloaded", intFlag(func(l *server.Limits) *int { return &l.MaxLoaded }, server.DefaultMaxLoaded)},
+}
+
+// registerLimits binds the limit flags to the fields of l.
+func registerLimits(fs *flag.FlagSet, l *server.Limits) {
+	for _, f := range limitFlags {
+		f.bind(fs, l, f.name, f.usage+" (0 = the default, negative = off)")
 	}
-	l.RequestsPerSecond, l.RequestBurst = c.rate, off(c.burst)
-	if c.rate == 0 {
-		l.RequestsPerSecond = -1
-	}
-	l.SubscribersPerSession, l.SubscribersPerPrincipal = off(c.subsPerSession), off(c.subsPerPrincipal)
-	return l
 }

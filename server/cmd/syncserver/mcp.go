@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/mcptools"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 )
 
 // mcpOptions are the MCP servers whose tools the models get.
@@ -29,7 +30,7 @@ func (o *mcpOptions) register(fs *flag.FlagSet) {
 // connect opens every MCP server and returns the server's tools (the demo
 // tools, then each server's) and a function closing them.
 func (o *mcpOptions) connect(ctx context.Context, log *slog.Logger) ([]model.Tool, func(), error) {
-	tools := model.DemoTools()
+	tools := scripted.DemoTools()
 	var servers []*mcptools.Server
 	closeAll := func() {
 		for _, s := range servers {

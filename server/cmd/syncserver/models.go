@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 )
 
 // listFlag is a repeatable string flag.
@@ -19,7 +20,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // modelOptions are the flags that choose and configure models.
 type modelOptions struct {
 	specs     listFlag // -model, repeatable; the first is the default
-	providers model.ProviderOptions
+	providers providerOptions
 }
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
@@ -42,10 +43,10 @@ func (o *modelOptions) registry() (model.Registry, string, error) {
 	if p.Retry.Attempts < 1 {
 		return nil, "", fmt.Errorf("-model-retries must be at least 1, got %d", p.Retry.Attempts)
 	}
-	reg := model.Registry{model.DefaultName: model.Scripted{Budget: p.ContextBudget}}
-	def := model.DefaultName
+	reg := model.Registry{scripted.Name: scripted.Scripted{Budget: p.ContextBudget}}
+	def := scripted.Name
 	for i, spec := range o.specs {
-		prov, err := model.Open(spec, p)
+		prov, err := openProvider(spec, p)
 		if err != nil {
 			return nil, "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentsync/agentsync/server"
+	"github.com/agentsync/agentsync/server/natsbus"
 )
 
 // connectNATS connects c to -nats, if given, for as long as the node
@@ -29,6 +30,6 @@ func (o *storeOptions) connectNATS(c *server.Cluster, log *slog.Logger) (*nats.C
 	if err != nil {
 		return nil, fmt.Errorf("-nats: connect to %s: %w", o.nats, err)
 	}
-	c.NATS = nc
+	c.Transport = natsbus.New(nc)
 	return nc, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/web"
 )
 
 // shutdownTimeout bounds each step of a graceful stop.
@@ -32,11 +33,8 @@ type options struct {
 	models   modelOptions
 	mcp      mcpOptions
 	resume   bool
-	// Bounded memory: see session.Config.
-	idleTimeout time.Duration
-	maxLoaded   int
-	// Bounds per client: see server.Limits.
-	clients clientLimits
+	// The bounds of server.Limits, one flag per field (limitflags.go).
+	limits server.Limits
 }
 
 func parseFlags(args []string, out io.Writer) (options, error) {
@@ -52,21 +50,13 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	o.models.register(fs)
 	o.mcp.register(fs)
-	fs.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "unload a session from memory after this long without requests, turns or subscribers (0 = never)")
-	fs.IntVar(&o.maxLoaded, "max-loaded", 10000, "most sessions kept in memory; past it the least recently used idle ones are unloaded (0 = no cap)")
-	o.clients.register(fs)
+	registerLimits(fs, &o.limits)
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
-	}
-	if o.idleTimeout < 0 || o.maxLoaded < 0 {
-		return o, fmt.Errorf("-idle-timeout and -max-loaded must not be negative")
-	}
-	if err := o.clients.check(); err != nil {
-		return o, err
 	}
 	if o.speed < 0 {
 		return o, fmt.Errorf("-speed must not be negative, got %s", o.speed)
@@ -137,10 +127,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Speed:             model.Paced(opts.speed),
 		Authorizer:        authorizer,
 		AllowedOrigins:    opts.origins,
-		Demo:              true,
+		Files:             web.Handler(),
 		ResumeInterrupted: opts.resume,
 		Logger:            log,
-		Limits:            opts.clients.apply(server.Limits{IdleTimeout: opts.idleTimeout, MaxLoaded: opts.maxLoaded}),
+		Limits:            opts.limits,
 		Cluster:           nodes,
 	})
 	if err != nil {

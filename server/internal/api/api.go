@@ -4,7 +4,6 @@
 package api
 
 import (
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -41,14 +40,10 @@ type Config struct {
 	AllowedOrigins []string
 	// MaxBodyBytes bounds request bodies; 0 means 1 MiB.
 	MaxBodyBytes int64
-	// StaticFS, if set, is served at "/" (the demo page).
-	StaticFS fs.FS
-	// JSFS, if set, is served at "/js/" (the browser host package the demo
-	// page imports).
-	JSFS fs.FS
-	// WASM, if set, is the client core module served at
-	// "/js/agentsync.wasm", next to the scripts that load it.
-	WASM []byte
+	// Files, if set, serves the GET and HEAD requests outside the
+	// protocol's routes (the demo page, the browser package at /js/), as
+	// public files with CORS headers for the allowed origins.
+	Files http.Handler
 	// PingInterval and WriteTimeout of subscriptions; 0 means 20 s / 10 s.
 	// The idle limit for a silent peer is two ping intervals plus the
 	// write timeout.

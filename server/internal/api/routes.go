@@ -1,12 +1,8 @@
 package api
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -40,20 +36,14 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	// The demo page and its scripts are public files: a browser cannot put
 	// a bearer token on a page load. Allowed origins get CORS headers on
 	// them (see publicFiles).
-	if cfg.JSFS != nil {
-		mux.Handle("GET /js/", a.publicFiles(http.StripPrefix("/js/", http.FileServerFS(cfg.JSFS))))
-	}
-	if cfg.WASM != nil {
-		mux.Handle("GET /js/agentsync.wasm", a.publicFiles(serveWASM(cfg.WASM)))
-	}
-	static := http.Handler(nil)
-	if cfg.StaticFS != nil {
-		static = http.FileServerFS(cfg.StaticFS)
+	files := http.Handler(nil)
+	if cfg.Files != nil {
+		files = a.publicFiles(cfg.Files)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if static != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		if files != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 			!strings.HasPrefix(r.URL.Path, "/v1/") {
-			static.ServeHTTP(w, r)
+			files.ServeHTTP(w, r)
 			return
 		}
 		a.noRoute(w, r)
@@ -94,17 +84,4 @@ var healthzBody = struct {
 // instead of gorilla's plain text.
 func (a *api) upgradeFailed(w http.ResponseWriter, r *http.Request, status int, reason error) {
 	a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "websocket handshake: %v", reason))
-}
-
-// serveWASM serves the module with the media type that
-// WebAssembly.instantiateStreaming requires, and an ETag so a reload does
-// not download it again.
-func serveWASM(module []byte) http.HandlerFunc {
-	sum := sha256.Sum256(module)
-	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		w.Header().Set("ETag", etag)
-		http.ServeContent(w, r, "agentsync.wasm", time.Time{}, bytes.NewReader(module))
-	}
 }

@@ -36,7 +36,7 @@ const (
 func TestSoakRSS(t *testing.T) {
 	bin := buildServer(t)
 	p := startProc(t, bin, "-db", filepath.Join(t.TempDir(), "rss.db"), "-speed", "0",
-		"-idle-timeout", rssIdle.String(), "-max-loaded", "100", "-rate-limit", "0", "-log-level", "warn")
+		"-idle-timeout", rssIdle.String(), "-max-loaded", "100", "-rate-limit", "-1", "-log-level", "warn")
 	pid := p.cmd.Process.Pid
 
 	// The empty figure is taken after one exchange, so it includes what

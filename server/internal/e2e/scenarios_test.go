@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/model"
+
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -57,7 +59,7 @@ func TestScenarios(t *testing.T) {
 	s := newServer(t, serverOpts{})
 	check := map[string]func(t *testing.T, m synccore.Message){
 		"help": func(t *testing.T, m synccore.Message) {
-			for _, sc := range model.Scenarios {
+			for _, sc := range scripted.Scenarios {
 				if !strings.Contains(textOf(m), "- "+sc.Name+":") {
 					t.Errorf("help does not list %q", sc.Name)
 				}

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -27,14 +26,14 @@ var (
 
 // Client forwards requests from one node to the others.
 type Client struct {
-	nc      *nats.Conn
+	nc      bus.Conn
 	node    string
 	timeout time.Duration
 }
 
 // NewClient forwards as node over nc, waiting timeout (0: DefaultTimeout)
 // for each answer.
-func NewClient(nc *nats.Conn, node string, timeout time.Duration) *Client {
+func NewClient(nc bus.Conn, node string, timeout time.Duration) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -63,12 +62,12 @@ func (c *Client) Forward(ctx context.Context, node string, req *Request) (*Respo
 		return nil, synccore.Errorf(synccore.CodeTooLarge,
 			"the request is %d bytes once forwarded to node %q, which serves the session, over the cluster's NATS max_payload of %d", len(data), node, limit)
 	}
-	msg, err := c.nc.RequestWithContext(rctx, Subject(node), data)
+	msg, err := c.nc.Request(rctx, Subject(node), data)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, bus.ErrTimeout):
 		return nil, fmt.Errorf("%w: node %q, after %s", ErrTimeout, node, c.timeout)
 	default: // no responders, a closed or reconnecting connection
 		return nil, fmt.Errorf("%w: node %q: %w", ErrUnreachable, node, err)

@@ -13,6 +13,8 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentsync/agentsync/server/internal/bus"
+	"github.com/agentsync/agentsync/server/natsbus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -35,7 +37,7 @@ func TestSubjectIsOneTokenPerName(t *testing.T) {
 	}
 }
 
-func connect(t *testing.T, maxPayload int32) *nats.Conn {
+func connect(t *testing.T, maxPayload int32) bus.Conn {
 	t.Helper()
 	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, MaxPayload: maxPayload})
 	if err != nil {
@@ -51,7 +53,7 @@ func connect(t *testing.T, maxPayload int32) *nats.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	return nc
+	return natsbus.New(nc).Conn()
 }
 
 // handlerFunc adapts a function to Handler.

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/agentsync/agentsync/internal/wire"
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -28,7 +27,7 @@ const MaxInFlight = 256
 
 // Responder answers the requests forwarded to one node.
 type Responder struct {
-	sub    *nats.Subscription
+	sub    bus.Subscription
 	h      Handler
 	log    *slog.Logger
 	limit  int64 // the connection's max payload, for the answers
@@ -44,13 +43,15 @@ type Responder struct {
 // Serve answers, until Close, the requests forwarded to node over nc with
 // h. It returns once the NATS server has the subscription, so requests
 // forwarded from then on reach it.
-func Serve(nc *nats.Conn, node string, h Handler, log *slog.Logger) (*Responder, error) {
+func Serve(nc bus.Conn, node string, h Handler, log *slog.Logger) (*Responder, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Responder{h: h, log: log.With("component", "forward"), limit: nc.MaxPayload(),
 		ctx: ctx, cancel: cancel, slots: make(chan struct{}, MaxInFlight)}
 	sub, err := nc.Subscribe(Subject(node), r.receive)
 	if err == nil {
-		err = nc.FlushTimeout(5 * time.Second)
+		fctx, fcancel := context.WithTimeout(ctx, 5*time.Second)
+		err = nc.Flush(fctx)
+		fcancel()
 	}
 	if err != nil {
 		cancel()
@@ -65,7 +66,7 @@ func Serve(nc *nats.Conn, node string, h Handler, log *slog.Logger) (*Responder,
 
 // receive runs on the subscription's one delivery goroutine: it hands each
 // request to a goroutine of its own, at most MaxInFlight at once.
-func (r *Responder) receive(msg *nats.Msg) {
+func (r *Responder) receive(msg *bus.Msg) {
 	r.slots <- struct{}{}
 	r.mu.Lock()
 	if r.closed {
@@ -82,7 +83,7 @@ func (r *Responder) receive(msg *nats.Msg) {
 	}()
 }
 
-func (r *Responder) answer(msg *nats.Msg) {
+func (r *Responder) answer(msg *bus.Msg) {
 	var req Request
 	var resp *Response
 	if err := decode(msg.Data, &req); err != nil {
@@ -134,7 +135,7 @@ func (r *Responder) Close(ctx context.Context) error {
 		<-done
 	}
 	r.cancel()
-	if err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+	if err != nil && !errors.Is(err, bus.ErrClosed) {
 		return fmt.Errorf("forward: unsubscribe: %w", err)
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
+	"github.com/agentsync/agentsync/server/natsbus"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -40,7 +41,7 @@ func startForwardingNode(t *testing.T, db, name string, ns *natstest.Server, tun
 	n := startNode(t, db, name, ttl, func(c *server.Config) {
 		gate.Store = c.Store
 		c.Store = gate
-		c.Cluster.NATS = nc
+		c.Cluster.Transport = natsbus.New(nc)
 		c.Cluster.ForwardTimeout = forwardTimeout
 		if tune != nil {
 			tune(c)

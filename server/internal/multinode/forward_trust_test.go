@@ -12,6 +12,7 @@ import (
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/natstest"
+	"github.com/agentsync/agentsync/server/natsbus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -57,7 +58,7 @@ func TestForwardedRequestActsForItsPrincipal(t *testing.T) {
 		t.Fatalf("the lease moved to %s", h)
 	}
 
-	fwd := forward.NewClient(b.nc, "node-b", forwardTimeout)
+	fwd := forward.NewClient(natsbus.New(b.nc).Conn(), "node-b", forwardTimeout)
 	req := func(principal string) *forward.Request {
 		return &forward.Request{Principal: principal, Method: "POST", Path: path, Body: []byte(postBody("by hand")),
 			Header: map[string]string{"Content-Type": "application/json"}}
@@ -85,7 +86,7 @@ func TestForwardToANodeThatDoesNotServeTheSession(t *testing.T) {
 	b := startForwardingNode(t, db, "node-b", ns, nil)
 	sid := exchangeOn(t, a.node)
 
-	fwd := forward.NewClient(a.nc, "node-a", forwardTimeout)
+	fwd := forward.NewClient(natsbus.New(a.nc).Conn(), "node-a", forwardTimeout)
 	resp, err := fwd.Forward(context.Background(), "node-b", &forward.Request{Method: "POST",
 		Path: "/v1/sessions/" + sid + "/messages", Body: []byte(postBody("stale route"))})
 	var te synccore.Error

@@ -94,7 +94,7 @@ func TestKill9OwnerProcess(t *testing.T) {
 	bin := syncserver(t)
 	const procTTL = time.Second
 	cmd, url := startProcess(t, bin, "-store", db, "-node", "proc-a", "-lease-ttl", procTTL.String(),
-		"-nats", ns.URL(), "-speed", "2ms", "-rate-limit", "0")
+		"-nats", ns.URL(), "-speed", "2ms", "-rate-limit", "-1")
 	b := startNATSNode(t, db, ns, "node-b", procTTL, paced)
 	c := startNATSNode(t, db, ns, "node-c", procTTL, paced)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/internal/natstest"
+	"github.com/agentsync/agentsync/server/natsbus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -22,7 +23,7 @@ func startNATSNode(t testing.TB, db string, ns *natstest.Server, name string, tt
 	t.Helper()
 	nc := natstest.Connect(t, ns.URL(), name)
 	n := startNode(t, db, name, ttl, func(c *server.Config) {
-		c.Cluster.NATS = nc
+		c.Cluster.Transport = natsbus.New(nc)
 		if tune != nil {
 			tune(c)
 		}

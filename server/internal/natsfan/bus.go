@@ -1,22 +1,24 @@
 package natsfan
 
 import (
+	"context"
 	"log/slog"
 	"sync"
+	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 )
 
 // Bus is one node's use of its NATS connection: the sessions it publishes
 // (Publisher) and follows (Follower).
 type Bus struct {
-	nc  *nats.Conn
+	nc  bus.Conn
 	log *slog.Logger
 
-	status chan nats.Status // the connection's state changes
-	done   chan struct{}    // the status watcher ended
+	status     <-chan bus.Status // the connection's state changes
+	stopStatus func()            // stops them
+	done       chan struct{}     // the status watcher ended
 
 	mu      sync.Mutex
 	follows map[*Follower]struct{}
@@ -26,17 +28,19 @@ type Bus struct {
 // New returns a bus over nc, which the caller keeps open until Close and
 // closes after it. Without reconnects on nc, a lost connection stays lost:
 // the caller should turn them on (nats.MaxReconnects(-1)).
-func New(nc *nats.Conn, log *slog.Logger) *Bus {
+func New(nc bus.Conn, log *slog.Logger) *Bus {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	status, stop := nc.StatusChanged()
 	b := &Bus{
-		nc:      nc,
-		log:     log.With("component", "natsfan"),
-		status:  nc.StatusChanged(nats.CONNECTED, nats.RECONNECTING, nats.DISCONNECTED, nats.CLOSED),
-		done:    make(chan struct{}),
-		follows: map[*Follower]struct{}{},
-		pubs:    map[*Publisher]struct{}{},
+		nc:         nc,
+		log:        log.With("component", "natsfan"),
+		status:     status,
+		stopStatus: stop,
+		done:       make(chan struct{}),
+		follows:    map[*Follower]struct{}{},
+		pubs:       map[*Publisher]struct{}{},
 	}
 	go b.watch()
 	return b
@@ -49,7 +53,7 @@ func New(nc *nats.Conn, log *slog.Logger) *Bus {
 func (b *Bus) watch() {
 	defer close(b.done)
 	for st := range b.status {
-		if st == nats.CONNECTED {
+		if st == bus.Connected {
 			b.mu.Lock()
 			for p := range b.pubs {
 				p.sendMarker()
@@ -77,7 +81,7 @@ func (b *Bus) endFollows(reason string) {
 // Close stops watching the connection and ends every follow (each
 // subscriber gets a resync frame). It leaves the connection open.
 func (b *Bus) Close() {
-	b.nc.RemoveStatusListener(b.status)
+	b.stopStatus()
 	<-b.done
 	b.endFollows("this node is stopping: re-read the snapshot")
 }
@@ -95,4 +99,11 @@ func (b *Bus) untrack(f *Follower) {
 }
 
 // Connected reports whether the connection is up now.
-func (b *Bus) Connected() bool { return b.nc.Status() == nats.CONNECTED }
+func (b *Bus) Connected() bool { return b.nc.Connected() }
+
+// flush waits up to timeout for the bus to have what was sent so far.
+func (b *Bus) flush(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return b.nc.Flush(ctx)
+}

@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/agentsync/agentsync/internal/wire"
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -23,7 +22,7 @@ const SnapshotTimeout = 2 * time.Second
 type Follower struct {
 	b   *Bus
 	hub *fanout.Hub
-	sub *nats.Subscription
+	sub bus.Subscription
 
 	mu      sync.Mutex
 	started bool     // the snapshot is in the mirror; batches apply at once
@@ -66,13 +65,13 @@ func (b *Bus) Follow(ctx context.Context, sessionID string, hub *fanout.Hub, com
 	defer cancel()
 	// The subscription must be live at the server before the snapshot is
 	// taken, or batches between the two would be missed.
-	if err := b.nc.FlushWithContext(rctx); err != nil {
+	if err := b.nc.Flush(rctx); err != nil {
 		return fail(fmt.Errorf("natsfan: follow session %s: %w: %w", sessionID, err, ErrUnavailable))
 	}
 	var snap batch
-	reply, err := b.nc.RequestWithContext(rctx, snapshotPrefix+sessionID, nil)
+	reply, err := b.nc.Request(rctx, snapshotPrefix+sessionID, nil)
 	switch {
-	case errors.Is(err, nats.ErrNoResponders) || (err == nil && len(reply.Data) == 0): // nobody serves it
+	case errors.Is(err, bus.ErrNoResponders) || (err == nil && len(reply.Data) == 0): // nobody serves it
 		head, err := committedHead(ctx)
 		if err != nil {
 			return fail(err)
@@ -162,7 +161,7 @@ func (f *Follower) stopLocked() {
 
 // receive is the NATS handler of the session's batches (one goroutine,
 // in the order the server got them).
-func (f *Follower) receive(msg *nats.Msg) {
+func (f *Follower) receive(msg *bus.Msg) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.started {

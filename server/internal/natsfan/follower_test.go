@@ -23,7 +23,7 @@ type owner struct {
 }
 
 func startOwner(t *testing.T, ns *natstest.Server, sid string, epoch int64) *owner {
-	o := &owner{t: t, bus: New(natstest.Connect(t, ns.URL(), "owner"), nil), head: 3}
+	o := &owner{t: t, bus: New(natstest.Bus(t, ns.URL(), "owner"), nil), head: 3}
 	t.Cleanup(o.bus.Close)
 	var err error
 	o.pub, err = o.bus.Publish(sid, epoch, func() (uint64, []synccore.Frame, bool) {
@@ -57,7 +57,7 @@ func (o *owner) raw(sid string, epoch int64, counter uint64, frames []synccore.F
 
 func follower(t *testing.T, ns *natstest.Server, sid string) (*Follower, *fanout.Subscriber) {
 	t.Helper()
-	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
+	bus := New(natstest.Bus(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	f, sub, err := bus.Follow(context.Background(), sid, fanout.NewHub(fanout.Limits{}), func(context.Context) (int64, error) { return 7, nil })
 	if err != nil {
@@ -157,7 +157,7 @@ func TestFollowerNoOwner(t *testing.T) {
 func TestFollowerLostConnection(t *testing.T) {
 	ns := natstest.Start(t)
 	startOwner(t, ns, "ses_1", 1)
-	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
+	bus := New(natstest.Bus(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	_, sub, err := bus.Follow(context.Background(), "ses_1", fanout.NewHub(fanout.Limits{}), nil)
 	if err != nil {
@@ -179,7 +179,7 @@ func TestFollowerLostConnection(t *testing.T) {
 // A session id that cannot be a NATS subject token is refused.
 func TestFollowerBadID(t *testing.T) {
 	ns := natstest.Start(t)
-	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
+	bus := New(natstest.Bus(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	for _, id := range []string{"", "a.b", "a*", "a>"} {
 		if _, _, err := bus.Follow(context.Background(), id, fanout.NewHub(fanout.Limits{}), nil); err == nil {
@@ -211,7 +211,7 @@ func TestFollowerBatchTooLarge(t *testing.T) {
 // A snapshot too large for NATS refuses the follow at once, retryably.
 func TestFollowerSnapshotTooLarge(t *testing.T) {
 	ns := natstest.Start(t)
-	o := &owner{t: t, bus: New(natstest.Connect(t, ns.URL(), "owner"), nil)}
+	o := &owner{t: t, bus: New(natstest.Bus(t, ns.URL(), "owner"), nil)}
 	t.Cleanup(o.bus.Close)
 	pub, err := o.bus.Publish("ses_1", 1, func() (uint64, []synccore.Frame, bool) {
 		return 0, bigMessage(1), true
@@ -220,7 +220,7 @@ func TestFollowerSnapshotTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pub.Close)
-	bus := New(natstest.Connect(t, ns.URL(), "follower"), nil)
+	bus := New(natstest.Bus(t, ns.URL(), "follower"), nil)
 	t.Cleanup(bus.Close)
 	start := time.Now()
 	_, _, err = bus.Follow(context.Background(), "ses_1", fanout.NewHub(fanout.Limits{}), nil)

@@ -5,8 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -19,7 +18,7 @@ type Publisher struct {
 	epoch   int64
 	counter uint64
 	buf     []byte
-	serving *nats.Subscription
+	serving bus.Subscription
 	// failed: a batch could not be published, nor the marker saying so;
 	// the bus sends the marker once the connection is back.
 	failed atomic.Bool
@@ -42,7 +41,7 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 		return nil, err
 	}
 	p := &Publisher{b: b, subject: framesPrefix + sessionID, epoch: epoch}
-	sub, err := b.nc.Subscribe(snapshotPrefix+sessionID, func(req *nats.Msg) {
+	sub, err := b.nc.Subscribe(snapshotPrefix+sessionID, func(req *bus.Msg) {
 		counter, frames, ok := snapshot()
 		if !ok {
 			// An empty answer: this node no longer serves the session (it
@@ -69,7 +68,7 @@ func (b *Bus) Publish(sessionID string, epoch int64, snapshot SnapshotFunc) (*Pu
 	// server must know the responder by then. (Down, the connection
 	// subscribes again when it is back.)
 	if !b.Connected() {
-	} else if err := b.nc.FlushTimeout(time.Second); err != nil {
+	} else if err := b.flush(time.Second); err != nil {
 		b.log.Warn("flush the snapshot responder", "session_id", sessionID, "err", err)
 	}
 	p.serving = sub
@@ -115,7 +114,7 @@ func (p *Publisher) Close() {
 	p.b.mu.Lock()
 	delete(p.b.pubs, p)
 	p.b.mu.Unlock()
-	if err := p.serving.Unsubscribe(); err != nil && p.b.nc.Status() == nats.CONNECTED {
+	if err := p.serving.Unsubscribe(); err != nil && p.b.nc.Connected() {
 		p.b.log.Warn("stop serving snapshots", "subject", p.subject, "err", err)
 	}
 }

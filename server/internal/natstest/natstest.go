@@ -13,6 +13,9 @@ import (
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/agentsync/agentsync/server/internal/bus"
+	"github.com/agentsync/agentsync/server/natsbus"
 )
 
 // Server is one embedded NATS server.
@@ -93,4 +96,11 @@ func Connect(tb testing.TB, url, name string) *nats.Conn {
 	}
 	tb.Cleanup(nc.Close)
 	return nc
+}
+
+// Bus connects as Connect does and returns the connection as the server's
+// packages use it (natsbus's).
+func Bus(tb testing.TB, url, name string) bus.Conn {
+	tb.Helper()
+	return natsbus.New(Connect(tb, url, name)).Conn()
 }

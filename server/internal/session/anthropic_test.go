@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/anthropic"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -18,11 +20,11 @@ func TestAnthropicThinkingToolLoop(t *testing.T) {
 	defer srv.Close()
 	const fx = "../../model/testdata/anthropic/"
 	srv.Queue(providertest.Reply{Fixture: fx + "thinking-tool.sse"}, providertest.Reply{Fixture: fx + "text.sse"})
-	p := model.NewAnthropic("claude-sonnet-4-5", srv.URL, "k", nil)
+	p := anthropic.New("claude-sonnet-4-5", srv.URL, "k", nil)
 	p.Thinking = 1024
 	const name = "anthropic:claude-sonnet-4-5"
 	e := newEnv(t, Config{DefaultModel: name, Models: model.Registry{
-		model.DefaultName: model.Scripted{},
+		model.DefaultName: scripted.Scripted{},
 		name:              model.Retrying{Provider: p, Policy: model.RetryPolicy{Attempts: 1, Base: time.Millisecond}},
 	}})
 	sid := e.session("")

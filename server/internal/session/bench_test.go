@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/openai"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -54,8 +56,8 @@ func BenchmarkProviderTurnDeltas(b *testing.B) {
 	hc := &http.Client{Transport: providertest.Memory{Body: providertest.OpenAIText(deltas)}}
 	// Every delta its own frame: the reader counts frames.
 	e := newEnv(b, Config{QueueLimit: 1 << 16, FoldBytes: -1, DefaultModel: openAIModel, Models: model.Registry{
-		model.DefaultName: model.Scripted{},
-		openAIModel:       model.NewOpenAI("gpt-4o-mini", "http://memory/v1", "k", hc),
+		model.DefaultName: scripted.Scripted{},
+		openAIModel:       openai.New("gpt-4o-mini", "http://memory/v1", "k", hc),
 	}})
 	sid := e.session("")
 	sub, err := e.m.Subscribe(e.ctx, sid)

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/store"
@@ -42,7 +41,7 @@ type ClusterConfig struct {
 	// subscription then needs no lease, any node streams any session.
 	// The caller connects it (with reconnects on) and closes it after
 	// the manager's Shutdown.
-	NATS *nats.Conn
+	NATS bus.Conn
 }
 
 // OwnedElsewhere refuses a use of a session whose lease another live node

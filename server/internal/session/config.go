@@ -12,11 +12,11 @@ import (
 // Config configures a Manager.
 type Config struct {
 	Store  store.Store
-	Models model.Registry // nil = model.Default() (the scripted model only)
+	Models model.Registry // nil = scripted.Registry() (the scripted model only)
 	// DefaultModel is the model of sessions created without one; "" =
 	// model.DefaultName.
 	DefaultModel string
-	Tools        []model.Tool // nil = model.DemoTools()
+	Tools        []model.Tool // nil = scripted.DemoTools()
 	Logger       *slog.Logger
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
 	QueueBytes   int          // per-subscriber bound on queued delta text, default 16 MiB

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -24,7 +25,7 @@ func (u *unreachable) Stream(ctx context.Context, req model.Request, emit func(m
 	if u.failures.Add(-1) >= 0 {
 		return &model.Error{Provider: "openai", Recoverable: true, Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}
 	}
-	return model.Scripted{}.Stream(ctx, req, emit)
+	return scripted.Scripted{}.Stream(ctx, req, emit)
 }
 
 // A turn that fails before its agent message exists still answers its user
@@ -93,7 +94,7 @@ func (p *slowComposer) Stream(ctx context.Context, req model.Request, emit func(
 			return ctx.Err()
 		}
 	}
-	return model.Scripted{}.Stream(ctx, req, emit)
+	return scripted.Scripted{}.Stream(ctx, req, emit)
 }
 
 // The placement rule's middle branch: an action sent while the target turn
@@ -101,7 +102,7 @@ func (p *slowComposer) Stream(ctx context.Context, req model.Request, emit func(
 // holding only the action; the turn's own message follows it.
 func TestActionBeforeTheTurnsAgentMessage(t *testing.T) {
 	p := &slowComposer{hold: 2, waiting: make(chan struct{}), release: make(chan struct{})}
-	e := newEnv(t, Config{Models: model.Registry{model.DefaultName: p, "other": model.Scripted{}}})
+	e := newEnv(t, Config{Models: model.Registry{model.DefaultName: p, "other": scripted.Scripted{}}})
 	sid := e.session("")
 	e.post(sid, "hello")
 	e.waitIdle()

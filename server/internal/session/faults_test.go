@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/agentsync/agentsync/server/model"
+
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -32,7 +34,7 @@ func TestFaultyModelsAndTools(t *testing.T) {
 		panic("tool exploded")
 	}}
 	models := model.Registry{
-		model.DefaultName: model.Scripted{},
+		model.DefaultName: scripted.Scripted{},
 		"panics": providerFunc(func(ctx context.Context, req model.Request, emit func(model.Event) error) error {
 			_ = emit(model.Event{Type: model.EvTextStart, BlockID: "t"})
 			_ = emit(model.Event{Type: model.EvTextDelta, BlockID: "t", Delta: "about to"})
@@ -61,7 +63,7 @@ func TestFaultyModelsAndTools(t *testing.T) {
 				Input: map[string]any{"city": "Rome"}})
 		}),
 	}
-	e := newEnv(t, Config{Models: models, Tools: append(model.DemoTools(), boom), MaxSteps: 4})
+	e := newEnv(t, Config{Models: models, Tools: append(scripted.DemoTools(), boom), MaxSteps: 4})
 	for _, tc := range []struct{ model, code, text string }{
 		{"panics", synccore.CodeInternal, "about to"},
 		{"orphan-delta", synccore.CodeInvalidPart, ""},

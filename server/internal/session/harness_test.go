@@ -12,6 +12,7 @@ import (
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/server/store/sqlite"
 	"github.com/agentsync/agentsync/synccore"
@@ -42,7 +43,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 	e := &env{t: t, ctx: ctx, st: st, path: path}
 	if cfg.Models == nil {
 		e.gated = newGated()
-		cfg.Models = model.Registry{model.DefaultName: model.Scripted{}, "gated": e.gated}
+		cfg.Models = model.Registry{model.DefaultName: scripted.Scripted{}, "gated": e.gated}
 	}
 	cfg.Store = st
 	if cfg.Logger == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/natsfan"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -87,7 +88,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		toolOut:     cfg.MaxToolOutput,
 	}
 	if m.models == nil {
-		m.models = model.Default()
+		m.models = scripted.Registry()
 	}
 	if m.defModel == "" {
 		m.defModel = model.DefaultName
@@ -106,7 +107,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	tools := cfg.Tools
 	if tools == nil {
-		tools = model.DemoTools()
+		tools = scripted.DemoTools()
 	}
 	reg, err := model.NewToolRegistry(tools...)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/mcptools"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -45,7 +46,7 @@ func TestMCPToolThroughApproval(t *testing.T) {
 
 	e := newEnv(t, Config{
 		Models: model.Registry{model.DefaultName: callsThen("shout", map[string]any{"text": "hello mcp"})},
-		Tools:  append(model.DemoTools(), srv.Tools()...),
+		Tools:  append(scripted.DemoTools(), srv.Tools()...),
 	})
 	sid := e.session("")
 	d := e.driver(sid)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/openai"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -19,10 +21,10 @@ func providerEnv(t *testing.T) (*env, *providertest.Server) {
 	t.Helper()
 	srv := providertest.New()
 	t.Cleanup(srv.Close)
-	p := model.Retrying{Provider: model.NewOpenAI("gpt-4o-mini", srv.URL+"/v1", "", nil),
+	p := model.Retrying{Provider: openai.New("gpt-4o-mini", srv.URL+"/v1", "", nil),
 		Policy: model.RetryPolicy{Attempts: 2, Base: time.Millisecond}}
 	e := newEnv(t, Config{
-		Models:       model.Registry{model.DefaultName: model.Scripted{}, openAIModel: p},
+		Models:       model.Registry{model.DefaultName: scripted.Scripted{}, openAIModel: p},
 		DefaultModel: openAIModel,
 	})
 	return e, srv

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/model"
+
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -39,12 +41,12 @@ func TestToolBounds(t *testing.T) {
 	}}
 	e := newEnv(t, Config{
 		Models: model.Registry{
-			model.DefaultName: model.Scripted{},
+			model.DefaultName: scripted.Scripted{},
 			"hang":            callsThen("hangs", nil),
 			"chat":            callsThen("chatty", nil),
-			"clock":           callsThen(model.ToolCurrentTime, map[string]any{"time_zone": "Europe/Paris"}),
+			"clock":           callsThen(scripted.ToolCurrentTime, map[string]any{"time_zone": "Europe/Paris"}),
 		},
-		Tools:         append(model.DemoTools(), hangs, chatty),
+		Tools:         append(scripted.DemoTools(), hangs, chatty),
 		ToolTimeout:   50 * time.Millisecond,
 		MaxToolOutput: 1000,
 	})

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/agentsync/agentsync/server/model"
+
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -30,7 +32,7 @@ func BenchmarkComposeWindow(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer e.m.release(s)
-			p := model.Scripted{Budget: 4000}
+			p := scripted.Scripted{Budget: 4000}
 			t := &turn{id: "bench", ctx: e.ctx}
 			b.ResetTimer()
 			for b.Loop() {

@@ -9,13 +9,14 @@ import (
 
 	"github.com/agentsync/agentsync/server/internal/composer"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
 )
 
 // recorder is the scripted model with a small budget, keeping every
 // request it gets.
 type recorder struct {
-	model.Scripted
+	scripted.Scripted
 	mu   sync.Mutex
 	reqs []model.Request
 }
@@ -65,7 +66,7 @@ func inputText(in []model.InputMessage) string {
 // recent turns outgrow the budget, and messages() is unchanged.
 func TestSummaryKeepsTheContextInBudget(t *testing.T) {
 	const budget = 1000
-	rec := &recorder{Scripted: model.Scripted{Budget: budget}}
+	rec := &recorder{Scripted: scripted.Scripted{Budget: budget}}
 	e := newEnv(t, Config{Models: model.Registry{model.DefaultName: rec}})
 	sid := e.session("")
 	const turns = 40

@@ -1,4 +1,4 @@
-package model
+package scripted
 
 import (
 	"context"
@@ -6,24 +6,26 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentsync/agentsync/server/model"
 )
 
 // run plays one step and collects its events.
-func run(t *testing.T, msgs ...InputMessage) ([]Event, error) {
+func run(t *testing.T, msgs ...model.InputMessage) ([]model.Event, error) {
 	t.Helper()
-	var evs []Event
-	err := Scripted{}.Stream(context.Background(), Request{Step: 1, Messages: msgs}, func(ev Event) error {
+	var evs []model.Event
+	err := Scripted{}.Stream(context.Background(), model.Request{Step: 1, Messages: msgs}, func(ev model.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})
 	return evs, err
 }
 
-func userMsg(text string) InputMessage {
-	return InputMessage{Role: RoleUser, Content: []InputContent{{Type: ContentText, Text: text}}}
+func userMsg(text string) model.InputMessage {
+	return model.InputMessage{Role: model.RoleUser, Content: []model.InputContent{{Type: model.ContentText, Text: text}}}
 }
 
-func textOf(evs []Event, deltaType string) string {
+func textOf(evs []model.Event, deltaType string) string {
 	var b strings.Builder
 	for _, ev := range evs {
 		if ev.Type == deltaType {
@@ -66,29 +68,29 @@ func TestTextScenarioDeltasNeverSplitRunes(t *testing.T) {
 	}
 	n := 0
 	for _, ev := range evs {
-		if ev.Type == EvTextDelta {
+		if ev.Type == model.EvTextDelta {
 			n++
 			if utf8.RuneCountInString(ev.Delta) != 1 || !utf8.ValidString(ev.Delta) {
 				t.Fatalf("delta %q", ev.Delta)
 			}
 		}
 	}
-	if n != 500 || utf8.RuneCountInString(textOf(evs, EvTextDelta)) != 500 {
+	if n != 500 || utf8.RuneCountInString(textOf(evs, model.EvTextDelta)) != 500 {
 		t.Fatalf("%d deltas", n)
 	}
-	if evs[0].Type != EvTextStart || evs[len(evs)-1].FinishReason != FinishStop {
+	if evs[0].Type != model.EvTextStart || evs[len(evs)-1].FinishReason != model.FinishStop {
 		t.Fatalf("shape: %v ... %v", evs[0], evs[len(evs)-1])
 	}
 }
 
 func TestEchoAndHelp(t *testing.T) {
 	evs, _ := run(t, userMsg("hi there"))
-	if !strings.HasPrefix(textOf(evs, EvTextDelta), "You said: “hi there”.") {
-		t.Fatalf("echo: %q", textOf(evs, EvTextDelta))
+	if !strings.HasPrefix(textOf(evs, model.EvTextDelta), "You said: “hi there”.") {
+		t.Fatalf("echo: %q", textOf(evs, model.EvTextDelta))
 	}
 	evs, _ = run(t, userMsg("scenario:help"))
 	for _, s := range Scenarios {
-		if !strings.Contains(textOf(evs, EvTextDelta), "- "+s.Name+":") {
+		if !strings.Contains(textOf(evs, model.EvTextDelta), "- "+s.Name+":") {
 			t.Fatalf("help misses %s", s.Name)
 		}
 	}
@@ -96,10 +98,10 @@ func TestEchoAndHelp(t *testing.T) {
 
 func TestReasoningThenText(t *testing.T) {
 	evs, _ := run(t, userMsg("scenario:reasoning chars=50"))
-	if textOf(evs, EvReasoningDelta) == "" || utf8.RuneCountInString(textOf(evs, EvTextDelta)) != 50 {
+	if textOf(evs, model.EvReasoningDelta) == "" || utf8.RuneCountInString(textOf(evs, model.EvTextDelta)) != 50 {
 		t.Fatal("reasoning then 50 runes of text")
 	}
-	if evs[0].Type != EvReasoningStart {
+	if evs[0].Type != model.EvReasoningStart {
 		t.Fatalf("first event %s", evs[0].Type)
 	}
 }
@@ -109,7 +111,7 @@ func TestErrorScenarioFailsMidStream(t *testing.T) {
 	if !errors.Is(err, ErrScripted) {
 		t.Fatalf("err %v", err)
 	}
-	if got := utf8.RuneCountInString(textOf(evs, EvTextDelta)); got == 0 || got >= 100 {
+	if got := utf8.RuneCountInString(textOf(evs, model.EvTextDelta)); got == 0 || got >= 100 {
 		t.Fatalf("streamed %d runes before failing", got)
 	}
 }
@@ -118,16 +120,16 @@ func TestToolsScenarioSteps(t *testing.T) {
 	u := userMsg("scenario:tools city=Oslo")
 	evs, _ := run(t, u)
 	call := evs[len(evs)-2]
-	if call.Type != EvToolCall || call.ToolName != ToolWeather || Field(call.Input, "city") != "Oslo" ||
-		evs[len(evs)-1].FinishReason != FinishToolCalls {
+	if call.Type != model.EvToolCall || call.ToolName != ToolWeather || model.Field(call.Input, "city") != "Oslo" ||
+		evs[len(evs)-1].FinishReason != model.FinishToolCalls {
 		t.Fatalf("step 1: %+v", evs)
 	}
 	w, err := weather(context.Background(), call.Input)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := func(name string, out any) InputMessage {
-		return InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolName: name, Output: out, ToolState: "output-available"}}}
+	res := func(name string, out any) model.InputMessage {
+		return model.InputMessage{Role: model.RoleTool, Content: []model.InputContent{{Type: model.ContentToolResult, ToolName: name, Output: out, ToolState: "output-available"}}}
 	}
 	evs, _ = run(t, u, res(ToolWeather, w))
 	call = evs[len(evs)-2]
@@ -139,7 +141,7 @@ func TestToolsScenarioSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs, _ = run(t, u, res(ToolWeather, w), res(ToolCalculator, c))
-	if final := textOf(evs, EvTextDelta); !strings.Contains(final, "In Oslo it is") || evs[len(evs)-1].FinishReason != FinishStop {
+	if final := textOf(evs, model.EvTextDelta); !strings.Contains(final, "In Oslo it is") || evs[len(evs)-1].FinishReason != model.FinishStop {
 		t.Fatalf("step 3: %q", final)
 	}
 }
@@ -150,14 +152,14 @@ func TestApprovalScenarioBothWays(t *testing.T) {
 	if evs[len(evs)-2].ToolName != ToolSendEmail {
 		t.Fatal("asks to send an email")
 	}
-	denied := InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolState: "output-denied", IsError: true}}}
+	denied := model.InputMessage{Role: model.RoleTool, Content: []model.InputContent{{Type: model.ContentToolResult, ToolState: "output-denied", IsError: true}}}
 	evs, _ = run(t, u, denied)
-	if !strings.Contains(textOf(evs, EvTextDelta), "did not send") {
+	if !strings.Contains(textOf(evs, model.EvTextDelta), "did not send") {
 		t.Fatal("deny path")
 	}
-	ok := InputMessage{Role: RoleTool, Content: []InputContent{{Type: ContentToolResult, ToolState: "output-available", Output: map[string]any{"id": "x1"}}}}
+	ok := model.InputMessage{Role: model.RoleTool, Content: []model.InputContent{{Type: model.ContentToolResult, ToolState: "output-available", Output: map[string]any{"id": "x1"}}}}
 	evs, _ = run(t, u, ok)
-	if !strings.Contains(textOf(evs, EvTextDelta), "sent (x1)") {
+	if !strings.Contains(textOf(evs, model.EvTextDelta), "sent (x1)") {
 		t.Fatal("approve path")
 	}
 }

@@ -1,17 +1,19 @@
-package model
+package stream
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/agentsync/agentsync/server/model"
 )
 
 // Helpers the providers share to put the composed input in their shape.
 
-// joinText is the text content of a message (reasoning and files left out).
-func joinText(cs []InputContent) string {
+// JoinText is the text content of a message (reasoning and files left out).
+func JoinText(cs []model.InputContent) string {
 	var b strings.Builder
 	for _, c := range cs {
-		if c.Type == ContentText {
+		if c.Type == model.ContentText {
 			if b.Len() > 0 {
 				b.WriteString("\n\n")
 			}
@@ -21,9 +23,9 @@ func joinText(cs []InputContent) string {
 	return b.String()
 }
 
-// jsonText is v as JSON text; a string stays as it is (a tool's raw,
+// JSONText is v as JSON text; a string stays as it is (a tool's raw,
 // unparsable input, or a plain text output).
-func jsonText(v any) string {
+func JSONText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
@@ -37,10 +39,11 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-func isImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image/") }
+// IsImage reports whether mediaType is an image type.
+func IsImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image/") }
 
-// fileLine names a file the provider cannot take as content.
-func fileLine(c InputContent) string {
+// FileLine names a file the provider cannot take as content.
+func FileLine(c model.InputContent) string {
 	name := c.Filename
 	if name == "" {
 		name = "file"
@@ -48,8 +51,8 @@ func fileLine(c InputContent) string {
 	return "[" + name + " (" + c.MediaType + "): " + c.URL + "]"
 }
 
-// schemaOf is the tool's input schema, or "any object".
-func schemaOf(t ToolSpec) map[string]any {
+// SchemaOf is the tool's input schema, or "any object".
+func SchemaOf(t model.ToolSpec) map[string]any {
 	if t.InputSchema != nil {
 		return t.InputSchema
 	}

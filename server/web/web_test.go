@@ -1,12 +1,15 @@
 package web
 
 import (
+	"bytes"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The page is plain ES modules with no build step, so a typo in an import
@@ -74,6 +77,36 @@ func TestServedWithModuleTypes(t *testing.T) {
 		}
 		if ct := res.Header.Get("Content-Type"); !strings.Contains(ct, want) {
 			t.Errorf("GET %s: Content-Type %q, want %s", path, ct, want)
+		}
+	}
+}
+
+// TestHandlerServesThePackage: Handler serves the page, the host package's
+// scripts and the module, each with the type a browser needs.
+func TestHandlerServesThePackage(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	t.Cleanup(srv.Close)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for path, want := range map[string]string{
+		"/":                  "text/html",
+		"/app.js":            "javascript",
+		"/js/index.js":       "javascript",
+		"/js/agentsync.wasm": "application/wasm",
+	} {
+		res, err := client.Get(srv.URL + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK || len(body) == 0 {
+			t.Fatalf("GET %s: status %d, %d bytes, %v", path, res.StatusCode, len(body), err)
+		}
+		if ct := res.Header.Get("Content-Type"); !strings.Contains(ct, want) {
+			t.Errorf("GET %s: Content-Type %q, want %s", path, ct, want)
+		}
+		if path == "/js/agentsync.wasm" && (!bytes.HasPrefix(body, []byte("\x00asm")) || res.Header.Get("ETag") == "") {
+			t.Errorf("the module: %d bytes, ETag %q", len(body), res.Header.Get("ETag"))
 		}
 	}
 }

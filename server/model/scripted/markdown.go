@@ -1,4 +1,4 @@
-package model
+package scripted
 
 // markdownSample is what scenario "markdown" streams: the constructs a real
 // model answers with (headings, lists, code, a table, links), plus raw HTML

@@ -1,4 +1,6 @@
-package model
+// Package anthropic is the model provider of Anthropic's Messages API. An
+// app that uses it imports it; the server package does not.
+package anthropic
 
 import (
 	"context"
@@ -6,25 +8,28 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/internal/stream"
 )
 
-// Anthropic streams steps from the Messages API: text, extended thinking
+// Provider streams steps from the Messages API: text, extended thinking
 // (as reasoning parts), tool use with its input JSON streamed, and usage.
-type Anthropic struct {
+type Provider struct {
 	Model     string // Anthropic's model name, e.g. "claude-sonnet-4-5"
 	Budget    int    // context budget, estimated tokens
 	MaxTokens int64  // per step; default 8192
 	// Thinking is the extended-thinking budget in tokens; 0 = off.
 	Thinking int64
-	client   anthropic.Client
+	client   sdk.Client
 	sigs     signatures
 }
 
-// NewAnthropic is a provider for model at baseURL ("" = Anthropic's) with
-// key; the SDK's own retries are off (Retrying does them).
-func NewAnthropic(model, baseURL, key string, hc *http.Client) *Anthropic {
+// New is a provider for model at baseURL ("" = Anthropic's) with
+// key; the SDK's own retries are off (model.Retrying does them).
+func New(model, baseURL, key string, hc *http.Client) *Provider {
 	opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
 	if baseURL != "" {
 		opts = append(opts, option.WithBaseURL(baseURL))
@@ -32,92 +37,92 @@ func NewAnthropic(model, baseURL, key string, hc *http.Client) *Anthropic {
 	if hc != nil {
 		opts = append(opts, option.WithHTTPClient(hc))
 	}
-	return &Anthropic{Model: model, MaxTokens: 8192, client: anthropic.NewClient(opts...)}
+	return &Provider{Model: model, Budget: DefaultBudget, MaxTokens: 8192, client: sdk.NewClient(opts...)}
 }
 
-// Stream implements Provider with the Messages API, streamed.
-func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) error) error {
-	params := anthropic.MessageNewParams{
+// Stream implements model.Provider with the Messages API, streamed.
+func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(model.Event) error) error {
+	params := sdk.MessageNewParams{
 		Model:     p.Model,
 		MaxTokens: p.MaxTokens,
 	}
 	params.System, params.Messages = p.messages(req.Messages)
 	if p.Thinking > 0 {
-		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(p.Thinking)
+		params.Thinking = sdk.ThinkingConfigParamOfEnabled(p.Thinking)
 		if params.MaxTokens <= p.Thinking {
 			params.MaxTokens = p.Thinking + 4096
 		}
 	}
 	for _, t := range req.Tools {
-		schema := schemaOf(t)
-		tool := anthropic.ToolParam{
+		schema := stream.SchemaOf(t)
+		tool := sdk.ToolParam{
 			Name:        t.Name,
-			Description: anthropic.String(t.Description),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: schemaExtras(schema)},
+			Description: sdk.String(t.Description),
+			InputSchema: sdk.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: schemaExtras(schema)},
 		}
 		if req, ok := schema["required"].([]string); ok {
 			tool.InputSchema.Required = req
 		}
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tool})
+		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &tool})
 	}
-	stream := p.client.Messages.NewStreaming(ctx, params)
-	defer stream.Close()
+	events := p.client.Messages.NewStreaming(ctx, params)
+	defer events.Close()
 
-	st := &anthropicStream{p: p, a: newAdapter(emit)}
+	st := &stepStream{p: p, a: stream.NewAdapter(emit)}
 	var emitErr error
-	for emitErr == nil && stream.Next() {
-		ev := stream.Current()
+	for emitErr == nil && events.Next() {
+		ev := events.Current()
 		emitErr = st.event(&ev)
 	}
 	if emitErr != nil {
 		return emitErr
 	}
-	if err := stream.Err(); err != nil {
-		return anthropicError(ctx, err)
+	if err := events.Err(); err != nil {
+		return apiError(ctx, err)
 	}
 	if !st.stopped {
-		st.a.finish = "" // message_stop is the finish event
+		st.a.Finish = "" // message_stop is the finish event
 	}
-	if err := st.a.end(); err != nil {
-		if errors.Is(err, ErrNoFinish) {
-			return classify("anthropic", 0, err)
+	if err := st.a.End(); err != nil {
+		if errors.Is(err, model.ErrNoFinish) {
+			return stream.Classify("anthropic", 0, err)
 		}
 		return err
 	}
 	return nil
 }
 
-// anthropicStream is the state of one Messages stream.
-type anthropicStream struct {
-	p                   *Anthropic
-	a                   *adapter
+// stepStream is the state of one Messages stream.
+type stepStream struct {
+	p                   *Provider
+	a                   *stream.Adapter
 	thinking, signature []byte // the thinking block being streamed
 	stopped             bool   // message_stop came
 }
 
 // event maps one stream event.
-func (st *anthropicStream) event(ev *anthropic.MessageStreamEventUnion) error {
+func (st *stepStream) event(ev *sdk.MessageStreamEventUnion) error {
 	a := st.a
 	switch ev.Type {
 	case "message_start":
 		u := ev.Message.Usage
-		a.usage = map[string]any{"model": ev.Message.Model, "input_tokens": u.InputTokens,
+		a.Usage = map[string]any{"model": ev.Message.Model, "input_tokens": u.InputTokens,
 			"cache_read_tokens": u.CacheReadInputTokens, "cache_creation_tokens": u.CacheCreationInputTokens}
 	case "content_block_start":
 		if cb := &ev.ContentBlock; cb.Type == "tool_use" {
-			return a.toolStart(ev.Index, cb.ID, cb.Name)
+			return a.ToolStart(ev.Index, cb.ID, cb.Name)
 		}
 	case "content_block_delta":
 		switch d := &ev.Delta; d.Type {
 		case "text_delta":
-			return a.delta(EvTextStart, d.Text)
+			return a.Delta(model.EvTextStart, d.Text)
 		case "thinking_delta":
 			st.thinking = append(st.thinking, d.Thinking...)
-			return a.delta(EvReasoningStart, d.Thinking)
+			return a.Delta(model.EvReasoningStart, d.Thinking)
 		case "signature_delta":
 			st.signature = append(st.signature, d.Signature...)
 		case "input_json_delta":
-			return a.toolArgs(ev.Index, d.PartialJSON)
+			return a.ToolArgs(ev.Index, d.PartialJSON)
 		}
 	case "content_block_stop":
 		if len(st.signature) > 0 {
@@ -125,11 +130,11 @@ func (st *anthropicStream) event(ev *anthropic.MessageStreamEventUnion) error {
 		}
 		st.thinking, st.signature = st.thinking[:0], st.signature[:0]
 	case "message_delta":
-		if a.usage != nil {
-			a.usage["output_tokens"] = ev.Usage.OutputTokens
+		if a.Usage != nil {
+			a.Usage["output_tokens"] = ev.Usage.OutputTokens
 		}
 		if ev.Delta.StopReason != "" {
-			a.finish = string(ev.Delta.StopReason)
+			a.Finish = string(ev.Delta.StopReason)
 		}
 	case "message_stop":
 		st.stopped = true
@@ -137,11 +142,11 @@ func (st *anthropicStream) event(ev *anthropic.MessageStreamEventUnion) error {
 	return nil
 }
 
-func anthropicError(ctx context.Context, err error) error {
-	if canceled(ctx, err) {
+func apiError(ctx context.Context, err error) error {
+	if stream.Canceled(ctx, err) {
 		return context.Cause(ctx)
 	}
-	var apiErr *anthropic.Error
+	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		status := apiErr.StatusCode
 		if status < 300 {
@@ -149,38 +154,38 @@ func anthropicError(ctx context.Context, err error) error {
 			// stream failure, worth a retry if nothing streamed yet.
 			status = 0
 		}
-		e := classify("anthropic", status, err)
+		e := stream.Classify("anthropic", status, err)
 		if status == 0 {
 			e.Retryable = true
 		}
 		return e
 	}
-	return classify("anthropic", 0, err)
+	return stream.Classify("anthropic", 0, err)
 }
 
 // messages maps the composed input: system entries become the system
 // prompt, tool results user blocks. Reasoning goes back as a thinking
 // block only with the signature this process saw for it (Anthropic
 // refuses thinking without one); otherwise it is left out.
-func (p *Anthropic) messages(in []InputMessage) ([]anthropic.TextBlockParam, []anthropic.MessageParam) {
-	var system []anthropic.TextBlockParam
-	var out []anthropic.MessageParam
+func (p *Provider) messages(in []model.InputMessage) ([]sdk.TextBlockParam, []sdk.MessageParam) {
+	var system []sdk.TextBlockParam
+	var out []sdk.MessageParam
 	// Consecutive entries of one role merge: the API alternates user and
 	// assistant, and tool results are user blocks.
 	var role string
-	var pending []anthropic.ContentBlockParamUnion
+	var pending []sdk.ContentBlockParamUnion
 	flush := func() {
 		if len(pending) == 0 {
 			return
 		}
-		if role == RoleAssistant {
-			out = append(out, anthropic.NewAssistantMessage(pending...))
+		if role == model.RoleAssistant {
+			out = append(out, sdk.NewAssistantMessage(pending...))
 		} else {
-			out = append(out, anthropic.NewUserMessage(pending...))
+			out = append(out, sdk.NewUserMessage(pending...))
 		}
 		pending = nil
 	}
-	push := func(r string, blocks []anthropic.ContentBlockParamUnion) {
+	push := func(r string, blocks []sdk.ContentBlockParamUnion) {
 		if len(blocks) == 0 {
 			return
 		}
@@ -191,31 +196,31 @@ func (p *Anthropic) messages(in []InputMessage) ([]anthropic.TextBlockParam, []a
 		pending = append(pending, blocks...)
 	}
 	for _, m := range in {
-		var blocks []anthropic.ContentBlockParamUnion
+		var blocks []sdk.ContentBlockParamUnion
 		for _, c := range m.Content {
 			switch {
-			case m.Role == RoleSystem:
-				system = append(system, anthropic.TextBlockParam{Text: c.Text})
-			case c.Type == ContentText && c.Text != "":
-				blocks = append(blocks, anthropic.NewTextBlock(c.Text))
-			case c.Type == ContentReasoning:
+			case m.Role == model.RoleSystem:
+				system = append(system, sdk.TextBlockParam{Text: c.Text})
+			case c.Type == model.ContentText && c.Text != "":
+				blocks = append(blocks, sdk.NewTextBlock(c.Text))
+			case c.Type == model.ContentReasoning:
 				if sig, ok := p.sigs.get(c.Text); ok {
-					blocks = append(blocks, anthropic.NewThinkingBlock(sig, c.Text))
+					blocks = append(blocks, sdk.NewThinkingBlock(sig, c.Text))
 				}
-			case c.Type == ContentFile && isImage(c.MediaType):
-				blocks = append(blocks, anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: c.URL}))
-			case c.Type == ContentFile:
-				blocks = append(blocks, anthropic.NewTextBlock(fileLine(c)))
-			case c.Type == ContentToolCall:
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ToolCallID, inputObject(c.Input), c.ToolName))
-			case c.Type == ContentToolResult:
-				blocks = append(blocks, anthropic.NewToolResultBlock(c.ToolCallID, jsonText(c.Output), c.IsError))
+			case c.Type == model.ContentFile && stream.IsImage(c.MediaType):
+				blocks = append(blocks, sdk.NewImageBlock(sdk.URLImageSourceParam{URL: c.URL}))
+			case c.Type == model.ContentFile:
+				blocks = append(blocks, sdk.NewTextBlock(stream.FileLine(c)))
+			case c.Type == model.ContentToolCall:
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ToolCallID, inputObject(c.Input), c.ToolName))
+			case c.Type == model.ContentToolResult:
+				blocks = append(blocks, sdk.NewToolResultBlock(c.ToolCallID, stream.JSONText(c.Output), c.IsError))
 			}
 		}
-		if m.Role == RoleAssistant {
-			push(RoleAssistant, blocks)
+		if m.Role == model.RoleAssistant {
+			push(model.RoleAssistant, blocks)
 		} else {
-			push(RoleUser, blocks)
+			push(model.RoleUser, blocks)
 		}
 	}
 	flush()
@@ -272,3 +277,11 @@ func (s *signatures) get(text string) (string, bool) {
 	sig, ok := s.m[text]
 	return sig, ok
 }
+
+// DefaultBudget is the context budget New gives a provider, in estimated
+// tokens: what the composer fits in a step's input before older turns give
+// way to a summary.
+const DefaultBudget = 150_000
+
+// ContextBudget implements model.Budgeter.
+func (p *Provider) ContextBudget() int { return p.Budget }

@@ -1,4 +1,4 @@
-package model
+package scripted
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentsync/agentsync/server/model"
 )
 
 // Scripted is the deterministic scripted model: the last user text picks a
@@ -15,7 +17,7 @@ import (
 // the last user message).
 type Scripted struct {
 	// Budget is the context budget the composer uses for it (estimated
-	// tokens); 0 = DefaultScriptedBudget.
+	// tokens); 0 = model.DefaultBudget.
 	Budget int
 }
 
@@ -23,30 +25,30 @@ type Scripted struct {
 var ErrScripted = errors.New("scripted model failure (scenario:error)")
 
 // Stream plays one step.
-func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error) error {
-	if req.Purpose == PurposeSummary {
-		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(FinishStop))
+func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.Event) error) error {
+	if req.Purpose == model.PurposeSummary {
+		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(model.FinishStop))
 	}
 	userText, results := lastUser(req.Messages)
 	sc, ok := parseScenario(userText)
 	if !ok {
-		return play(ctx, emit, textBlock("t", echo(userText), 6), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", echo(userText), 6), finish(model.FinishStop))
 	}
 	switch sc.Name {
 	case "help":
-		return play(ctx, emit, textBlock("t", helpText(), 12), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", helpText(), 12), finish(model.FinishStop))
 	case "text":
-		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), sc.Int("delta", 6, 1, 1_000_000)), finish(model.FinishStop))
 	case "markdown":
-		return play(ctx, emit, textBlock("t", markdownSample, sc.Int("delta", 6, 1, 1_000_000)), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", markdownSample, sc.Int("delta", 6, 1, 1_000_000)), finish(model.FinishStop))
 	case "long":
-		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 100_000, 1, 20_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", lorem(userText, sc.Int("chars", 100_000, 1, 20_000_000)), sc.Int("delta", 16, 1, 1_000_000)), finish(model.FinishStop))
 	case "reasoning":
 		delta := sc.Int("delta", 6, 1, 1_000_000)
 		return play(ctx, emit,
 			reasoningBlock("r", "The user wants a demo of reasoning. "+lorem("why"+userText, 160), delta),
 			textBlock("t", lorem(userText, sc.Int("chars", 400, 1, 1_000_000)), delta),
-			finish(FinishStop))
+			finish(model.FinishStop))
 	case "error":
 		n := sc.Int("chars", 200, 2, 1_000_000)
 		text := lorem(userText, n)
@@ -55,9 +57,9 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 			half = half[:len(half)-1]
 		}
 		// Fail halfway through the block: no text-end, no finish.
-		err := play(ctx, emit, events(Event{Type: EvTextStart, BlockID: "t"}),
-			func(ctx context.Context, emit func(Event) error) error {
-				return deltas(ctx, emit, EvTextDelta, "t", half, 6)
+		err := play(ctx, emit, events(model.Event{Type: model.EvTextStart, BlockID: "t"}),
+			func(ctx context.Context, emit func(model.Event) error) error {
+				return deltas(ctx, emit, model.EvTextDelta, "t", half, 6)
 			})
 		if err != nil {
 			return err
@@ -65,13 +67,13 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 		return ErrScripted
 	case "data":
 		return play(ctx, emit, textBlock("t", "Here is a small chart of demo data.", 6),
-			events(Event{Type: EvData, DataType: "chart", DataID: "chart-1", Data: map[string]any{
+			events(model.Event{Type: model.EvData, DataType: "chart", DataID: "chart-1", Data: map[string]any{
 				"kind": "bar", "labels": []any{"a", "b", "c"}, "values": []any{int64(3), int64(5), int64(2)},
-			}}), finish(FinishStop))
+			}}), finish(model.FinishStop))
 	case "file":
 		return play(ctx, emit, textBlock("t", "Here is a file I made.", 6),
-			events(Event{Type: EvFile, URL: "data:text/plain;base64,aGVsbG8gZnJvbSB0aGUgc2NyaXB0ZWQgbW9kZWwK",
-				MediaType: "text/plain", Filename: "hello.txt"}), finish(FinishStop))
+			events(model.Event{Type: model.EvFile, URL: "data:text/plain;base64,aGVsbG8gZnJvbSB0aGUgc2NyaXB0ZWQgbW9kZWwK",
+				MediaType: "text/plain", Filename: "hello.txt"}), finish(model.FinishStop))
 	case "tools":
 		return toolsScenario(ctx, emit, req, sc, results)
 	case "approval":
@@ -79,32 +81,32 @@ func (Scripted) Stream(ctx context.Context, req Request, emit func(Event) error)
 	case "question":
 		return questionScenario(ctx, emit, req, results)
 	}
-	return play(ctx, emit, textBlock("t", fmt.Sprintf("Unknown scenario %q.\n\n%s", sc.Name, helpText()), 12), finish(FinishStop))
+	return play(ctx, emit, textBlock("t", fmt.Sprintf("Unknown scenario %q.\n\n%s", sc.Name, helpText()), 12), finish(model.FinishStop))
 }
 
-func toolsScenario(ctx context.Context, emit func(Event) error, req Request, sc Scenario, results []InputContent) error {
+func toolsScenario(ctx context.Context, emit func(model.Event) error, req model.Request, sc Scenario, results []model.InputContent) error {
 	city := sc.Str("city", "Paris")
 	switch len(results) {
 	case 0:
 		return play(ctx, emit, textBlock("t", "Let me look up the weather in "+city+".", 6),
-			toolCall(callID(req, 1), ToolWeather, map[string]any{"city": city}), finish(FinishToolCalls))
+			toolCall(callID(req, 1), ToolWeather, map[string]any{"city": city}), finish(model.FinishToolCalls))
 	case 1:
 		temp := fmt.Sprint(outputField(results[0].Output, "temperature_c"))
 		return play(ctx, emit, textBlock("t", "It is "+temp+" °C. Let me convert that to Fahrenheit.", 6),
-			toolCall(callID(req, 1), ToolCalculator, map[string]any{"expression": temp + "*9/5+32"}), finish(FinishToolCalls))
+			toolCall(callID(req, 1), ToolCalculator, map[string]any{"expression": temp + "*9/5+32"}), finish(model.FinishToolCalls))
 	default:
 		w, c := results[len(results)-2], results[len(results)-1]
 		return play(ctx, emit, textBlock("t", fmt.Sprintf("In %s it is %v °C (%v °F) and %v.",
 			city, outputField(w.Output, "temperature_c"), outputField(c.Output, "result"), outputField(w.Output, "conditions")), 6),
-			finish(FinishStop))
+			finish(model.FinishStop))
 	}
 }
 
-func approvalScenario(ctx context.Context, emit func(Event) error, req Request, sc Scenario, results []InputContent) error {
+func approvalScenario(ctx context.Context, emit func(model.Event) error, req model.Request, sc Scenario, results []model.InputContent) error {
 	if len(results) == 0 {
 		return play(ctx, emit, textBlock("t", "I will send the report by email; please approve.", 6),
 			toolCall(callID(req, 1), ToolSendEmail, map[string]any{"to": sc.Str("to", "team@example.com"), "subject": "Weekly report"}),
-			finish(FinishToolCalls))
+			finish(model.FinishToolCalls))
 	}
 	r := results[len(results)-1]
 	msg := fmt.Sprintf("Done: the email was sent (%v).", outputField(r.Output, "id"))
@@ -114,43 +116,43 @@ func approvalScenario(ctx context.Context, emit func(Event) error, req Request, 
 	case "output-error":
 		msg = fmt.Sprintf("Sending failed: %v.", r.Output)
 	}
-	return play(ctx, emit, textBlock("t", msg, 6), finish(FinishStop))
+	return play(ctx, emit, textBlock("t", msg, 6), finish(model.FinishStop))
 }
 
-func questionScenario(ctx context.Context, emit func(Event) error, req Request, results []InputContent) error {
+func questionScenario(ctx context.Context, emit func(model.Event) error, req model.Request, results []model.InputContent) error {
 	if len(results) == 0 {
 		return play(ctx, emit, textBlock("t", "I have a question first.", 6),
 			toolCall(callID(req, 1), ToolAskUser, map[string]any{"question": "Which colour do you prefer?"}),
-			finish(FinishToolCalls))
+			finish(model.FinishToolCalls))
 	}
 	r := results[len(results)-1]
 	if r.IsError {
-		return play(ctx, emit, textBlock("t", "No answer, so I will stop here.", 6), finish(FinishStop))
+		return play(ctx, emit, textBlock("t", "No answer, so I will stop here.", 6), finish(model.FinishStop))
 	}
 	return play(ctx, emit, textBlock("t", fmt.Sprintf("You answered %q. Good choice!", fmt.Sprint(outputField(r.Output, "answer"))), 6),
-		finish(FinishStop))
+		finish(model.FinishStop))
 }
 
 // lastUser returns the text of the last user entry and the tool results
 // that follow it (the steps of the current scenario so far).
-func lastUser(msgs []InputMessage) (string, []InputContent) {
+func lastUser(msgs []model.InputMessage) (string, []model.InputContent) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != RoleUser {
+		if msgs[i].Role != model.RoleUser {
 			continue
 		}
 		var b strings.Builder
 		for _, c := range msgs[i].Content {
-			if c.Type == ContentText {
+			if c.Type == model.ContentText {
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}
 				b.WriteString(c.Text)
 			}
 		}
-		var results []InputContent
+		var results []model.InputContent
 		for _, m := range msgs[i+1:] {
 			for _, c := range m.Content {
-				if c.Type == ContentToolResult {
+				if c.Type == model.ContentToolResult {
 					results = append(results, c)
 				}
 			}
@@ -168,7 +170,7 @@ func outputField(out any, key string) any {
 }
 
 // callID is unique within the turn's agent message: step and index.
-func callID(req Request, n int) string { return fmt.Sprintf("call-%d-%d", req.Step, n) }
+func callID(req model.Request, n int) string { return fmt.Sprintf("call-%d-%d", req.Step, n) }
 
 func echo(userText string) string {
 	if strings.TrimSpace(userText) == "" {
@@ -188,10 +190,10 @@ func helpText() string {
 
 // A script is one piece of a step; scripts are emitted lazily so a very long
 // answer never exists as a list of events.
-type script func(ctx context.Context, emit func(Event) error) error
+type script func(ctx context.Context, emit func(model.Event) error) error
 
-func events(evs ...Event) script {
-	return func(ctx context.Context, emit func(Event) error) error {
+func events(evs ...model.Event) script {
+	return func(ctx context.Context, emit func(model.Event) error) error {
 		for _, ev := range evs {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -205,33 +207,33 @@ func events(evs ...Event) script {
 }
 
 func textBlock(id, text string, delta int) script {
-	return block(EvTextStart, EvTextDelta, EvTextEnd, id, text, delta)
+	return block(model.EvTextStart, model.EvTextDelta, model.EvTextEnd, id, text, delta)
 }
 
 func reasoningBlock(id, text string, delta int) script {
-	return block(EvReasoningStart, EvReasoningDelta, EvReasoningEnd, id, text, delta)
+	return block(model.EvReasoningStart, model.EvReasoningDelta, model.EvReasoningEnd, id, text, delta)
 }
 
 func block(start, deltaType, end, id, text string, delta int) script {
-	return func(ctx context.Context, emit func(Event) error) error {
-		if err := emit(Event{Type: start, BlockID: id}); err != nil {
+	return func(ctx context.Context, emit func(model.Event) error) error {
+		if err := emit(model.Event{Type: start, BlockID: id}); err != nil {
 			return err
 		}
 		if err := deltas(ctx, emit, deltaType, id, text, delta); err != nil {
 			return err
 		}
-		return emit(Event{Type: end, BlockID: id})
+		return emit(model.Event{Type: end, BlockID: id})
 	}
 }
 
 // deltas emits text in pieces of delta runes.
-func deltas(ctx context.Context, emit func(Event) error, deltaType, id, text string, delta int) error {
+func deltas(ctx context.Context, emit func(model.Event) error, deltaType, id, text string, delta int) error {
 	for len(text) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := chunkLen(text, delta)
-		if err := emit(Event{Type: deltaType, BlockID: id, Delta: text[:n]}); err != nil {
+		if err := emit(model.Event{Type: deltaType, BlockID: id, Delta: text[:n]}); err != nil {
 			return err
 		}
 		text = text[n:]
@@ -241,15 +243,17 @@ func deltas(ctx context.Context, emit func(Event) error, deltaType, id, text str
 
 func toolCall(id, name string, input any) script {
 	return events(
-		Event{Type: EvToolInputStart, ToolCallID: id, ToolName: name},
-		Event{Type: EvToolCall, ToolCallID: id, ToolName: name, Input: input},
+		model.Event{Type: model.EvToolInputStart, ToolCallID: id, ToolName: name},
+		model.Event{Type: model.EvToolCall, ToolCallID: id, ToolName: name, Input: input},
 	)
 }
 
-func finish(reason string) script { return events(Event{Type: EvFinish, FinishReason: reason}) }
+func finish(reason string) script {
+	return events(model.Event{Type: model.EvFinish, FinishReason: reason})
+}
 
 // play runs the scripts in order, stopping at the first error.
-func play(ctx context.Context, emit func(Event) error, scripts ...script) error {
+func play(ctx context.Context, emit func(model.Event) error, scripts ...script) error {
 	for _, sc := range scripts {
 		if err := sc(ctx, emit); err != nil {
 			return err
@@ -261,14 +265,14 @@ func play(ctx context.Context, emit func(Event) error, scripts ...script) error 
 // scriptedSummary is the scripted model's deterministic summary: the
 // user's texts, each clipped, the newest dozen (the last entry, the
 // request itself, left out).
-func scriptedSummary(in []InputMessage) string {
+func scriptedSummary(in []model.InputMessage) string {
 	var items []string
 	for _, m := range in[:max(len(in)-1, 0)] {
-		if m.Role != RoleUser {
+		if m.Role != model.RoleUser {
 			continue
 		}
 		for _, c := range m.Content {
-			if c.Type == ContentText {
+			if c.Type == model.ContentText {
 				items = append(items, clip(c.Text, 80))
 			}
 		}
@@ -286,3 +290,14 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n]) + "…"
 }
+
+// Name is the scripted model's name in a registry: model.DefaultName, the
+// model of a session created without one.
+const Name = model.DefaultName
+
+// Registry is a registry holding only the scripted model, under Name:
+// what a server without Config.Models offers.
+func Registry() model.Registry { return model.Registry{Name: Scripted{}} }
+
+// ContextBudget implements model.Budgeter.
+func (s Scripted) ContextBudget() int { return s.Budget }
