@@ -39,7 +39,8 @@ type Limits struct {
 	// 401). Negative: no rate limit.
 	RequestsPerSecond float64
 	// RequestBurst is how many requests a client may make at once after a
-	// quiet spell (default 100). Negative: no limit either.
+	// quiet spell (default 100). Negative: no rate limit, as a negative
+	// RequestsPerSecond.
 	RequestBurst int
 	// SubscribersPerSession bounds the open subscriptions (WebSocket, and
 	// AI SDK streams) of one session (default 32); one more is refused

@@ -90,7 +90,8 @@ type Cluster struct {
 	// may take its old name: taking a lease bumps its epoch anyway).
 	Node string
 	// LeaseTTL bounds how long a dead node's sessions wait before another
-	// node takes them over (default 5 s); leases renew every third of it.
+	// node takes them over (zero: the default, 5 s); leases renew every
+	// third of it. A lease cannot be off: New refuses a negative one.
 	LeaseTTL time.Duration
 	// Transport, if set, connects the nodes (docs/storage.md): each
 	// session's frames go from the node that serves it to the others, so
@@ -102,7 +103,8 @@ type Cluster struct {
 	// Server.Close. Nil: every request and subscription must reach the
 	// node that serves the session.
 	Transport Transport
-	// ForwardTimeout bounds one forwarded request (default 10 s).
+	// ForwardTimeout bounds one forwarded request (zero: the default,
+	// 10 s). Negative: no bound.
 	ForwardTimeout time.Duration
 }
 
@@ -127,6 +129,9 @@ type Server struct {
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: Config.Store is nil")
+	}
+	if c := cfg.Cluster; c != nil && c.LeaseTTL < 0 {
+		return nil, fmt.Errorf("server: Cluster.LeaseTTL is negative (%s)", c.LeaseTTL)
 	}
 	lim := cfg.Limits.resolve()
 	log := cfg.Logger
@@ -170,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
 	}
 	c := cfg.Cluster
-	apiCfg.Forward = forward.NewClient(conn, c.Node, c.ForwardTimeout)
+	apiCfg.Forward = forward.NewClient(conn, c.Node, pick(c.ForwardTimeout, forward.DefaultTimeout, forever))
 	s := &Server{mgr: mgr, handler: api.New(apiCfg)}
 	if s.responder, err = forward.Serve(conn, c.Node, s.handler, log); err != nil {
 		_ = mgr.Shutdown(ctx)

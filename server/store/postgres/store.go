@@ -31,7 +31,9 @@ import (
 // Options configure a Store. The zero value is usable.
 type Options struct {
 	// MaxConns bounds the connection pool; default 8 (pgxpool's default is
-	// the number of CPUs, too few for a node's readers and writers).
+	// the number of CPUs, too few for a node's readers and writers). Zero
+	// is the default; a pool cannot be unbounded, so a negative value is
+	// the default too.
 	MaxConns int32
 	Logger   *slog.Logger
 }

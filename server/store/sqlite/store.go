@@ -31,8 +31,11 @@ import (
 
 // Options configure a Store. The zero value is usable.
 type Options struct {
-	ReadConns int // size of the reader pool; default 4
-	Logger    *slog.Logger
+	// ReadConns is the size of the reader pool; zero is the default, 4.
+	// A pool cannot be unbounded: a negative value is the default too.
+	ReadConns int
+	// Logger receives the store's logs; nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // Store is the SQLite store.Store. Its methods are safe for
