@@ -2,118 +2,21 @@ package bindings
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
+	"github.com/agentsync/agentsync/bindings/internal/corehook"
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
-	"github.com/agentsync/agentsync/testdata"
 )
 
-// serverErrorTrace returns conformance trace 27: a subscription that ends
-// with a server error frame of code internal.
-func serverErrorTrace(t *testing.T) testdata.Trace {
-	t.Helper()
-	traces, err := testdata.Traces()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tr := range traces {
-		if tr.Name == "server-error-frame" {
-			return tr
-		}
-	}
-	t.Fatal("trace server-error-frame not found")
-	return testdata.Trace{}
-}
-
-// TestCoresTellServerInternalFromBroken: on both cores, a server error
-// frame with code internal is reported as internal and leaves the core in
-// use; a forced panic (native) or a trap (wasm) answers core_broken, on
-// that call and every later one, until Reset.
-func TestCoresTellServerInternalFromBroken(t *testing.T) {
-	ctx := context.Background()
-	tr := serverErrorTrace(t)
-	w, err := NewWasmCore(ctx, testRuntime(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	n := NewNativeCore()
-	defer n.Close()
-	cores := []struct {
-		name string
-		core interface {
-			Core
-			Resetter
-		}
-		breakIt func()
-	}{
-		{"wasm", w, w.killInstance},
-		{"native", n, func() { n.testPanic = func(op string) { panic("forced in " + op) } }},
-	}
-	for _, c := range cores {
-		sawInternal := false
-		for i, s := range tr.Steps {
-			ev, err := wire.DecodeEvent(s.Event)
-			if err != nil {
-				t.Fatalf("%s step %d: decode: %v", c.name, i+1, err)
-			}
-			cmds, err := c.core.Handle(ev)
-			if s.ErrorCode == "" {
-				if err != nil {
-					t.Fatalf("%s step %d (%s): %v", c.name, i+1, s.Note, err)
-				}
-				continue
-			}
-			wantCode(t, err, s.ErrorCode)
-			if s.ErrorCode == synccore.CodeInternal {
-				sawInternal = true
-				if errors.Is(err, ErrBroken) || isBroken(err) {
-					t.Fatalf("%s: the server's internal error %v marks the core broken", c.name, err)
-				}
-				if len(cmds) == 0 {
-					t.Fatalf("%s: the error frame asked for no resync", c.name)
-				}
-			}
-		}
-		if !sawInternal {
-			t.Fatal("trace 27 has no internal error step")
-		}
-		if _, err := c.core.Digest(); err != nil {
-			t.Fatalf("%s: digest after the server's internal error: %v", c.name, err)
-		}
-		if w.inst == nil {
-			t.Fatal("wasm: the instance was discarded after a server error frame")
-		}
-
-		c.breakIt()
-		_, err := c.core.Handle(synccore.Event{Type: synccore.EvTimerFired, TimerID: 1})
-		wantCode(t, err, synccore.CodeCoreBroken)
-		if !errors.Is(err, ErrBroken) {
-			t.Fatalf("%s: core_broken error %v does not match ErrBroken", c.name, err)
-		}
-		if c.name == "native" {
-			n.testPanic = nil // the core stays broken without another panic
-		}
-		_, err = c.core.View()
-		wantCode(t, err, synccore.CodeCoreBroken)
-		if err := c.core.Reset(ctx); err != nil {
-			t.Fatalf("%s: reset: %v", c.name, err)
-		}
-		if _, err := c.core.Digest(); err != nil {
-			t.Fatalf("%s: digest after reset: %v", c.name, err)
-		}
-	}
-}
-
-// faultCore is a WasmCore whose next frames event can be replaced by a
+// faultCore is a core.WasmCore whose next frames event can be replaced by a
 // server error frame (code internal) at the seq the core expects next.
 type faultCore struct {
-	*WasmCore
+	*core.WasmCore
 	mu       sync.Mutex
 	armed    bool
 	injected chan error // the core's answer to the injected frame
@@ -168,12 +71,12 @@ func TestClientRebuildsOnlyOnCoreBroken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWasmCore(ctx, testRuntime(t))
+	w, err := core.NewWasmCore(ctx, testRuntime(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	core := &faultCore{WasmCore: w, injected: make(chan error, 1)}
-	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Core: core})
+	fc := &faultCore{WasmCore: w, injected: make(chan error, 1)}
+	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Core: fc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,23 +101,19 @@ func TestClientRebuildsOnlyOnCoreBroken(t *testing.T) {
 			}
 		}
 	}
-	instance := func() *instance {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.inst
-	}
+	instance := func() any { return corehook.InstanceOf(w) }
 
 	epoch0, err := c.epochForTest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	inst0 := instance()
-	core.mu.Lock()
-	core.armed = true
-	core.mu.Unlock()
+	fc.mu.Lock()
+	fc.armed = true
+	fc.mu.Unlock()
 	runTurn(ctx, t, c, "scenario:text chars=300", nil)
 	select {
-	case err := <-core.injected:
+	case err := <-fc.injected:
 		wantCode(t, err, synccore.CodeInternal)
 	case <-ctx.Done():
 		t.Fatal("the error frame was never injected")
@@ -227,7 +126,7 @@ func TestClientRebuildsOnlyOnCoreBroken(t *testing.T) {
 		t.Fatal("a server error frame with code internal replaced the wasm instance")
 	}
 
-	core.killInstance() // the next call traps
+	corehook.KillInstance(w) // the next call traps
 	runTurn(ctx, t, c, "after the trap", nil)
 	converged("after the trap")
 	if epoch, _ := c.epochForTest(ctx); epoch != epoch0+2 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/gorilla/websocket"
 )
@@ -29,10 +30,10 @@ type Config struct {
 
 	// Core runs the sync state machine. Nil means a WasmCore on Runtime.
 	// The Client owns it and closes it on Close.
-	Core Core
+	Core core.Core
 	// Runtime makes the WasmCore when Core is nil. Nil means a Runtime
 	// shared by the process, made with a zero RuntimeConfig on first use.
-	Runtime *Runtime
+	Runtime *core.Runtime
 
 	// HTTPClient defaults to http.DefaultClient.
 	HTTPClient *http.Client
@@ -51,7 +52,7 @@ type Config struct {
 type Client struct {
 	cfg  Config
 	api  *API
-	core Core
+	core core.Core
 	log  *slog.Logger
 
 	// events feeds the loop goroutine, the only caller of the core.
@@ -118,8 +119,8 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" || cfg.SessionID == "" {
 		return nil, synccore.Errorf(synccore.CodeBadRequest, "bindings: Config needs BaseURL and SessionID")
 	}
-	core := cfg.Core
-	if core == nil {
+	cr := cfg.Core
+	if cr == nil {
 		rt := cfg.Runtime
 		if rt == nil {
 			var err error
@@ -127,11 +128,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 				return nil, err
 			}
 		}
-		wc, err := NewWasmCore(ctx, rt)
+		wc, err := core.NewWasmCore(ctx, rt)
 		if err != nil {
 			return nil, err
 		}
-		core = wc
+		cr = wc
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -144,7 +145,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	c := &Client{
 		cfg:     cfg,
 		api:     &API{BaseURL: cfg.BaseURL, Token: cfg.Token, HTTPClient: cfg.HTTPClient},
-		core:    core,
+		core:    cr,
 		log:     log,
 		events:  make(chan loopEvent, 64),
 		done:    make(chan struct{}),
@@ -161,18 +162,18 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 
 var (
 	defaultRTMu sync.Mutex
-	defaultRT   *Runtime
+	defaultRT   *core.Runtime
 )
 
 // defaultRuntime is the process-wide Runtime of clients without one. A
 // failure is not remembered: the next client tries again.
-func defaultRuntime(ctx context.Context) (*Runtime, error) {
+func defaultRuntime(ctx context.Context) (*core.Runtime, error) {
 	defaultRTMu.Lock()
 	defer defaultRTMu.Unlock()
 	if defaultRT != nil {
 		return defaultRT, nil
 	}
-	rt, err := NewRuntime(ctx, RuntimeConfig{})
+	rt, err := core.NewRuntime(ctx, core.RuntimeConfig{})
 	if err != nil {
 		return nil, err
 	}

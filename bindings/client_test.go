@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -49,7 +50,7 @@ func TestClientPagingAndHelpers(t *testing.T) {
 		}
 	}
 
-	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, PageLimit: 5, Core: NewNativeCore()})
+	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, PageLimit: 5, Core: core.NewNativeCore()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestDialGivesUpWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = Dial(ctx, Config{BaseURL: "http://" + addr, SessionID: "s1", Core: NewNativeCore()})
+	_, err = Dial(ctx, Config{BaseURL: "http://" + addr, SessionID: "s1", Core: core.NewNativeCore()})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Dial: %v, want the context's deadline", err)
 	}

@@ -27,9 +27,12 @@
 // for a renderer that appends streamed text instead of redrawing a message.
 //
 // The core is the same WebAssembly module that browsers run (wasm/module),
-// executed by wazero (a Runtime compiles it once; each WasmCore is one
-// instance), so a Go host behaves byte for byte like every other host. A
-// NativeCore runs the same synccore code directly, for speed or debugging.
+// executed by wazero, so a Go host behaves byte for byte like every other
+// host. Cores live in package bindings/core, the base client (core.Core,
+// core.WasmCore on a core.Runtime, core.NativeCore running the same
+// synccore code directly); this package is the application's client on
+// top of it (Dial, Client, Config, View, API, Session), and an application
+// names a core only to change the default (Config.Core, Config.Runtime).
 //
 // A Client owns the WebSocket and the HTTP reads the core asks for, runs the
 // core in one goroutine, and recovers by itself: a lost connection is

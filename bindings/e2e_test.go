@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
+	"github.com/agentsync/agentsync/bindings/internal/corehook"
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/model"
@@ -185,7 +187,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create session: %v", err)
 	}
-	core, err := NewWasmCore(ctx, testRuntime(t))
+	core, err := core.NewWasmCore(ctx, testRuntime(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +237,7 @@ func TestE2EWasmClientUnderConnectionCuts(t *testing.T) {
 		if i == 3 || i == 7 {
 			// A "trap": the instance dies under the client, which rebuilds
 			// it and resyncs from the snapshot.
-			core.killInstance()
+			corehook.KillInstance(core)
 		}
 		runTurn(ctx, t, c, turn.text, turn.answer)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkHostDelta(b *testing.B) {
 		size, msgs int
 	}{{"1KB", 1 << 10, 2}, {"10MB", 10 << 20, 2}, {"200msgs", 1 << 10, 200}} {
 		b.Run("wasm/"+c.name, func(b *testing.B) {
-			core, err := NewWasmCore(context.Background(), testRuntime(b))
+			core, err := core.NewWasmCore(context.Background(), testRuntime(b))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -41,14 +42,14 @@ func BenchmarkHostDelta(b *testing.B) {
 			benchHostDelta(b, core, c.size, c.msgs)
 		})
 		b.Run("native/"+c.name, func(b *testing.B) {
-			core := NewNativeCore()
+			core := core.NewNativeCore()
 			defer core.Close()
 			benchHostDelta(b, core, c.size, c.msgs)
 		})
 	}
 }
 
-func benchHostDelta(b *testing.B, core Core, size, msgs int) {
+func benchHostDelta(b *testing.B, core core.Core, size, msgs int) {
 	target := liveView(b, core, size, msgs)
 	c := loopClient(core)
 	c.loop.dirty = true
@@ -93,7 +94,7 @@ func benchHostDelta(b *testing.B, core Core, size, msgs int) {
 
 // loopClient is a Client as New makes it around core, without its
 // goroutines or a connection: the benchmark calls its loop's steps itself.
-func loopClient(core Core) *Client {
+func loopClient(core core.Core) *Client {
 	c := &Client{
 		cfg:     Config{SessionID: "s1"},
 		core:    core,
@@ -110,7 +111,7 @@ func loopClient(core Core) *Client {
 // liveView brings core to live holding msgs messages, alternately user and
 // agent; the agent message nearest the middle is streaming, with a text
 // part of size bytes. It returns that message's id.
-func liveView(b testing.TB, core Core, size, msgs int) string {
+func liveView(b testing.TB, core core.Core, size, msgs int) string {
 	b.Helper()
 	must := func(cmds []synccore.Command, err error) []synccore.Command {
 		b.Helper()

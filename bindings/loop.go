@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -258,7 +259,7 @@ func (c *Client) breakCore(cause error) {
 	c.closeSubscription("core failed")
 	c.stopTimers()
 	l.epoch++
-	if _, ok := c.core.(Resetter); !ok {
+	if _, ok := c.core.(core.Resetter); !ok {
 		c.stop(cause)
 		c.cancel()
 		return
@@ -287,7 +288,7 @@ func (c *Client) scheduleRebuild() {
 // rebuildCore resets the core and starts syncing again from the server.
 func (c *Client) rebuildCore() {
 	l := &c.loop
-	if err := c.core.(Resetter).Reset(c.ctx); err != nil {
+	if err := c.core.(core.Resetter).Reset(c.ctx); err != nil {
 		c.log.Error("rebuild core", "err", err)
 		l.resets++
 		c.scheduleRebuild()

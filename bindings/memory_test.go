@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -64,16 +65,16 @@ func TestFollowLongAnswerInBoundedMemory(t *testing.T) {
 
 // TestMemoryLimitIsTypedAndResetRecovers gives a module a 16 MiB limit and
 // a snapshot holding 24 MB of text: the core fails with an error matching
-// both ErrMemoryLimit and ErrBroken, and Reset brings a working core back.
+// both core.ErrMemoryLimit and core.ErrBroken, and Reset brings a working core back.
 func TestMemoryLimitIsTypedAndResetRecovers(t *testing.T) {
 	ctx := context.Background()
 	testRuntime(t) // makes the shared compilation cache directory
-	rt, err := NewRuntime(ctx, RuntimeConfig{CacheDir: rtCacheDir, MemoryLimitPages: 256})
+	rt, err := core.NewRuntime(ctx, core.RuntimeConfig{CacheDir: rtCacheDir, MemoryLimitPages: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	w, err := NewWasmCore(ctx, rt)
+	w, err := core.NewWasmCore(ctx, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +105,8 @@ func TestMemoryLimitIsTypedAndResetRecovers(t *testing.T) {
 		return err
 	}
 	err = snapshot(strings.Repeat("x", 24<<20))
-	if !errors.Is(err, ErrMemoryLimit) || !errors.Is(err, ErrBroken) {
-		t.Fatalf("24 MB of text in a 16 MiB module: %v, want ErrMemoryLimit and ErrBroken", err)
+	if !errors.Is(err, core.ErrMemoryLimit) || !errors.Is(err, core.ErrBroken) {
+		t.Fatalf("24 MB of text in a 16 MiB module: %v, want core.ErrMemoryLimit and core.ErrBroken", err)
 	}
 	if err := w.Reset(ctx); err != nil {
 		t.Fatal(err)

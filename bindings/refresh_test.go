@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -15,7 +16,7 @@ import (
 // (View, Message). Each frames event is slowed down, as a busy host is, so
 // frames queue up behind it and refreshes cover several events.
 type countingCore struct {
-	Core
+	core.Core
 	slow time.Duration
 
 	mu                   sync.Mutex
@@ -69,7 +70,7 @@ func TestRefreshTakesEachMessageOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wasm, err := NewWasmCore(ctx, testRuntime(t))
+	wasm, err := core.NewWasmCore(ctx, testRuntime(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
@@ -28,7 +29,7 @@ func TestSessionsRenameRetryDelete(t *testing.T) {
 	if sess.Title != "" || !slices.Contains(sess.Actions, ActionRetry) || len(sess.Models) == 0 {
 		t.Fatalf("new session %+v: want no title, actions with retry, models", sess)
 	}
-	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Core: NewNativeCore()})
+	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Core: core.NewNativeCore()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -59,13 +60,13 @@ func follow(url, coreName string, chars, delta int, memMB uint32, timeout time.D
 	defer cancel()
 	res := Result{Core: coreName, Chars: chars}
 	cfg := bindings.Config{BaseURL: url}
-	var rt *bindings.Runtime
+	var rt *core.Runtime
 	switch coreName {
 	case "native":
-		cfg.Core = bindings.NewNativeCore()
+		cfg.Core = core.NewNativeCore()
 	case "wasm":
 		var err error
-		rt, err = bindings.NewRuntime(ctx, bindings.RuntimeConfig{MemoryLimitPages: memMB * 16})
+		rt, err = core.NewRuntime(ctx, core.RuntimeConfig{MemoryLimitPages: memMB * 16})
 		if err != nil {
 			return res, err
 		}

@@ -17,7 +17,7 @@ import (
 func TestFollowerBatchesInsideTheSnapshotWindow(t *testing.T) {
 	ns := natstest.Start(t)
 	const sid = "ses_1"
-	bus := New(natstest.Connect(t, ns.URL(), "owner"), nil)
+	bus := New(natstest.Bus(t, ns.URL(), "owner"), nil)
 	t.Cleanup(bus.Close)
 	const after = 20 // batches sent after the snapshot's state was taken
 	var pub *Publisher

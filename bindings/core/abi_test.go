@@ -1,41 +1,13 @@
-package bindings
+package core
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/vmihailenco/msgpack/v5"
 )
-
-// testRuntime compiles the module once per test binary, with the
-// compilation cache in a temp dir so tests never touch the user's cache.
-func testRuntime(t testing.TB) *Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		dir, err := osMkdirTemp()
-		if err != nil {
-			rtErr = err
-			return
-		}
-		rtShared, rtErr = NewRuntime(context.Background(), RuntimeConfig{CacheDir: dir})
-	})
-	if rtErr != nil {
-		t.Fatalf("NewRuntime: %v", rtErr)
-	}
-	return rtShared
-}
-
-// wantCode fails unless err is a *synccore.Error with code.
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var e *synccore.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error %v, want a *synccore.Error with code %q", err, code)
-	}
-}
 
 func TestABIUnknownHandleIsBadRequest(t *testing.T) {
 	ctx := context.Background()

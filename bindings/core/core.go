@@ -1,4 +1,4 @@
-package bindings
+package core
 
 import (
 	"context"
@@ -185,7 +185,7 @@ func (n *NativeCore) recoverInto(op string, err *error) {
 	}
 }
 
-// errClosed is returned by a core or client used after Close.
+// errClosed is returned by a core used after Close.
 var errClosed = synccore.Errorf(synccore.CodeClosed, "closed")
 
 // ErrBroken is matched (errors.Is) by the errors of a core that failed and

@@ -1,28 +1,28 @@
-package bindings_test
+package core_test
 
 import (
 	"context"
 	"fmt"
 	"log"
 
-	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/synccore"
 )
 
 // Running the core without a server: feed it events, get commands.
 func ExampleNewWasmCore() {
 	ctx := context.Background()
-	rt, err := bindings.NewRuntime(ctx, bindings.RuntimeConfig{})
+	rt, err := core.NewRuntime(ctx, core.RuntimeConfig{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	core, err := bindings.NewWasmCore(ctx, rt)
+	wc, err := core.NewWasmCore(ctx, rt)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer core.Close()
-	cmds, err := core.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "ses_1"})
+	defer wc.Close()
+	cmds, err := wc.Handle(synccore.Event{Type: synccore.EvStart, SessionID: "ses_1"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bindings
+package core
 
 import (
 	"github.com/agentsync/agentsync/internal/wire"

@@ -1,4 +1,4 @@
-package bindings
+package core
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestWasmModuleIsFresh(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "agentsync.wasm")
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm")
-	cmd.Dir = ".." // the repository root
+	cmd.Dir = filepath.Join("..", "..") // the repository root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOTOOLCHAIN="+toolchain)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the wasm module with %s: %v\n%s", toolchain, err, msg)
@@ -46,7 +46,7 @@ func TestWasmModuleIsFresh(t *testing.T) {
 func pinnedToolchain(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command("go", "mod", "edit", "-json")
-	cmd.Dir = ".."
+	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go mod edit -json: %v", err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package bindings
+package core
 
 import (
 	"runtime"

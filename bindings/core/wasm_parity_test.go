@@ -1,4 +1,4 @@
-package bindings_test
+package core_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/bindings/core"
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/vmihailenco/msgpack/v5"
@@ -20,17 +20,17 @@ import (
 // give the module the same view and digest as the native core.
 func TestWasmParityOddValues(t *testing.T) {
 	ctx := context.Background()
-	rt, err := bindings.NewRuntime(ctx, bindings.RuntimeConfig{})
+	rt, err := core.NewRuntime(ctx, core.RuntimeConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	wasm, err := bindings.NewWasmCore(ctx, rt)
+	wasm, err := core.NewWasmCore(ctx, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wasm.Close()
-	native := bindings.NewNativeCore()
+	native := core.NewNativeCore()
 	defer native.Close()
 
 	values := map[string]any{
@@ -53,7 +53,7 @@ func TestWasmParityOddValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, core := range []bindings.Core{native, wasm} {
+	for _, core := range []core.Core{native, wasm} {
 		steps := []synccore.Event{
 			{Type: synccore.EvStart, SessionID: "s1"},
 			{Type: synccore.EvFrames, Data: wire.EncodeFrames([]synccore.Frame{{Seq: 1, Kind: synccore.FrameHello, Protocol: 1, SessionID: "s1"}})},
