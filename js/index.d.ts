@@ -147,7 +147,6 @@ export interface QuestionInteraction extends InteractionBase {
  */
 export type InteractionPart = ApprovalInteraction | QuestionInteraction;
 export type InteractionRequest = InteractionPart['request'];
-export type InteractionKind = InteractionRequest['kind'];
 /** The interaction part of a request kind. */
 export type InteractionOf<K extends InteractionKind> = Extract<InteractionPart, { request: { kind: K } }>;
 /** The response an interaction of request kind K takes. */

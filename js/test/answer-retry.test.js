@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './harness/timed.js';
 import { createSession } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
