@@ -88,14 +88,39 @@ func Start(ctx context.Context) (*Cluster, error) {
 		c.removeDir()
 		return nil, err
 	}
+	if err := c.startServer(ctx); err != nil {
+		c.removeDir()
+		return nil, err
+	}
+	return c, nil
+}
+
+// startServer starts the server on the cluster's data, port and socket.
+func (c *Cluster) startServer(ctx context.Context) error {
 	opts := append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(c.port), "-k", c.sock()}, serverSettings...)
 	if err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "60", "-D", c.data(), "-l", filepath.Join(c.dir, "log"),
 		"-o", strings.Join(opts, " ")); err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "log"))
-		c.removeDir()
-		return nil, fmt.Errorf("%w\nserver log:\n%s", err, log)
+		return fmt.Errorf("%w\nserver log:\n%s", err, log)
 	}
-	return c, nil
+	return nil
+}
+
+// Restart stops the server (a fast shutdown: every session is ended and
+// its connection dropped, open transactions roll back) and starts it
+// again on the same port after down: an outage of the database as its
+// clients see it. What was committed survives. (An immediate stop would
+// be a crash, and with this cluster's synchronous_commit=off a crash may
+// lose commits already acknowledged, which no production setting does.)
+func (c *Cluster) Restart(ctx context.Context, down time.Duration) error {
+	if err := c.run(ctx, "pg_ctl", "stop", "-m", "fast", "-w", "-D", c.data()); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(down):
+	case <-ctx.Done():
+	}
+	return c.startServer(ctx)
 }
 
 // Stop stops the server at once and removes its directory.
