@@ -57,6 +57,8 @@ var suites = []suite{
 	{"./server/internal/api", "FrameEncoder", "1s", 3},
 	{"./server/internal/e2e", "Fanout", "3x", 3},
 	{"./server/internal/e2e", "MessagesHTTP", "1s", 3},
+	// 2,000 WebSocket viewers, in a syncserver process and in process.
+	{"./server/internal/e2e", "ViewerMemory", "1x", 3},
 	// Three nodes on a throwaway PostgreSQL and an embedded NATS server.
 	{"./server/internal/multinode", "FanoutNodes", "3x", 3},
 	{"./bindings", "ApplyDelta", "20000x", 5},

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"sync"
+
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -9,10 +11,20 @@ import (
 // msgpack array of frames (docs/protocol.md §4), written by synccore's
 // reflection-free codec (3.5 µs and 11 allocations per delta frame through
 // msgpack/v5, ~40 ns and none here; BenchmarkFrameEncoder). It reuses its
-// buffer, so the bytes it returns are valid until the next call.
-type frameEncoder struct{ b []byte }
+// buffer, so the bytes it returns are valid until the next call, and
+// gives it back to a pool shared by every subscription once the batch is
+// written (release): an idle subscription holds no buffer, and one that
+// was sent a long answer's frames keeps nothing of their size.
+type frameEncoder struct{ b *[]byte }
 
 func newFrameEncoder() *frameEncoder { return &frameEncoder{} }
+
+// encodeBuffers are the buffers of subscriptions writing a batch now.
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuffer bounds the buffers kept in encodeBuffers: one grown by a
+// whole large message (a snapshot of a long answer) goes to the collector.
+const maxPooledBuffer = 4 * maxMessageText
 
 // maxMessageText bounds the text one WebSocket message carries when a
 // subscriber's queue held more (a reader that fell behind, its deltas
@@ -49,10 +61,25 @@ func frameText(f *synccore.Frame) int {
 }
 
 func (f *frameEncoder) encode(frames []synccore.Frame) ([]byte, error) {
-	b, err := wire.AppendFrames(f.b[:0], frames)
+	if f.b == nil {
+		f.b = encodeBuffers.Get().(*[]byte)
+	}
+	b, err := wire.AppendFrames((*f.b)[:0], frames)
 	if err != nil {
 		return nil, err
 	}
-	f.b = b
+	*f.b = b
 	return b, nil
+}
+
+// release gives the buffer back; the bytes encode returned are invalid
+// from now on.
+func (f *frameEncoder) release() {
+	if f.b == nil {
+		return
+	}
+	if cap(*f.b) <= maxPooledBuffer {
+		encodeBuffers.Put(f.b)
+	}
+	f.b = nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -72,28 +73,27 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 		cancel()
 		_ = conn.Close()
 	}()
-	pingerDone := make(chan struct{})
-	go func() {
-		defer close(pingerDone)
-		t := time.NewTicker(a.pingInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := conn.Ping(time.Now().Add(a.writeTimeout)); err != nil {
-					cancel()
-					return
-				}
-			}
+	// The pinger is a timer, not a goroutine: an idle subscription costs
+	// one goroutine fewer (its stack is most of what an idle viewer
+	// costs). A ping that fails ends the subscription.
+	// (Armed by Reset once pinger is set: the callback reads it.)
+	var pinger *time.Timer
+	pinger = time.AfterFunc(time.Duration(math.MaxInt64), func() {
+		if ctx.Err() != nil {
+			return
 		}
-	}()
+		if err := conn.Ping(time.Now().Add(a.writeTimeout)); err != nil {
+			cancel()
+			return
+		}
+		pinger.Reset(a.pingInterval)
+	})
+	pinger.Reset(a.pingInterval)
 	defer func() {
 		cancel()
+		pinger.Stop()
 		_ = conn.Close()
 		<-readerDone
-		<-pingerDone
 	}()
 
 	enc := newFrameEncoder()
@@ -111,7 +111,9 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
 				return encErr
 			}
-			if werr := conn.WriteBinary(data, time.Now().Add(a.writeTimeout)); werr != nil {
+			werr := conn.WriteBinary(data, time.Now().Add(a.writeTimeout))
+			enc.release()
+			if werr != nil {
 				return fmt.Errorf("write frames: %w", werr)
 			}
 		}

@@ -108,14 +108,22 @@ func (s *Subscriber) closeFoldLocked() {
 	s.dropFold()
 }
 
-// dropFold empties the fold buffer, and lets go of one a fold past the
-// limit made large.
+// dropFold empties the fold buffer, and lets go of one that folds made
+// large: a subscriber that fell behind once must not keep a buffer of
+// its size while it idles.
 func (s *Subscriber) dropFold() {
 	s.fold = s.fold[:0]
-	if cap(s.fold) > max(s.limits.Fold, 0) {
+	if cap(s.fold) > keptBytes {
 		s.fold = nil
 	}
 }
+
+// keptFrames and keptBytes bound what an idle subscriber keeps of the
+// queue and fold buffers a burst grew (a frame is about 200 bytes).
+const (
+	keptFrames = 64
+	keptBytes  = 4 << 10
+)
 
 // enqueue appends frames, numbering them; it reports false once the
 // subscriber is finished and should leave the hub.
@@ -203,6 +211,12 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 			return out, nil
 		}
 		ended := s.ended
+		if cap(s.spare) > keptFrames {
+			// The reader is done with the last batch: a long one's slice
+			// is not kept for the next.
+			clear(s.spare)
+			s.spare = nil
+		}
 		s.mu.Unlock()
 		if ended {
 			return nil, io.EOF
