@@ -89,9 +89,10 @@ type Store interface {
 	// the recovered messages in session and sequence order.
 	RecoverStreaming(ctx context.Context, mkErr func(m synccore.Message) synccore.Part) ([]synccore.Message, error)
 
-	// CommitCount is how many write transactions this Store value has
-	// committed since it was opened: a metric, which the conformance
-	// suite also uses to check that one Commit is one transaction.
+	// CommitCount is how many writes this Store value has committed since
+	// it was opened, each atomically (a transaction of its own, or one
+	// write of a group commit): a metric, which the conformance suite also
+	// uses to check that one Commit is one atomic write.
 	CommitCount() int64
 
 	// Close waits for calls in flight and releases the store. Closing a

@@ -44,7 +44,8 @@ var suites = []suite{
 	// millions of them would make the garbage collector the subject.
 	{"./synccore", "ApplyDelta", "200000x", 5},
 	{"./synccore", "SnapshotPage200|AppendFrames|DecodePart", "1s", 3},
-	{"./server/store/sqlite", ".", "300x", 3},
+	{"./server/store/sqlite", "CommitCheckpoint|Messages|Baseline|DecodePart", "300x", 3},
+	{"./server/store/sqlite", "CommitConcurrent", "5000x", 3},
 	// Starts a throwaway PostgreSQL cluster (server/internal/pgtest): needs
 	// Debian's postgresql package, which `make bench` installs if missing.
 	{"./server/store/postgres", ".", "300x", 3},

@@ -107,6 +107,7 @@ var rows = []row{
 	// SQLite (time per op both); the throughput target stands alone.
 	{"server/store/sqlite.CommitCheckpoint", "commits/s", "", "", atLeast(10000, ">=10,000/s")},
 	{"server/store/sqlite.CommitCheckpoint", "commits/cpu-s", "", "", note("(CPU time only)")},
+	{"server/store/sqlite.CommitConcurrent", "commits/s", "server/store/sqlite.CommitCheckpoint", "", atLeast(10000, ">=10,000/s (16 sessions at once, group commit)")},
 	{"server/store/sqlite.CommitCheckpoint", "ns/op", "server/store/sqlite.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
 	{"server/store/sqlite.DecodePart/hand", "ns/op", "server/store/sqlite.DecodePart/reflect", "", target{}},
 	{"server/store/sqlite.MessagesPage50", "p50-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(500, "p50 <=500 us")},

@@ -35,6 +35,14 @@ func BenchmarkCommitCheckpoint(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitConcurrent measures checkpoint commits of 16 sessions
+// streaming at once (storetest.BenchCommitConcurrent), the load a server
+// with many running turns puts on its one writer. Target: ≥10,000/s.
+func BenchmarkCommitConcurrent(b *testing.B) {
+	s, _ := openTest(b)
+	storetest.BenchCommitConcurrent(b, s, 16)
+}
+
 // The page fixture: 100,000 messages (alternating user messages of one
 // part and agent messages of five, so a page of 50 holds 150 parts), built
 // once per process with a bulk insert.

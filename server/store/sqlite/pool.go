@@ -32,11 +32,26 @@ func (p *pool) get(ctx context.Context, closed <-chan struct{}) (*conn, error) {
 	case <-closed:
 		return nil, store.ErrClosed()
 	}
+	return p.take(), nil
+}
+
+// take removes a free connection; the caller holds its sem token.
+func (p *pool) take() *conn {
 	p.mu.Lock()
 	c := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.mu.Unlock()
-	return c, nil
+	return c
+}
+
+// tryGet takes a free connection if there is one, without waiting.
+func (p *pool) tryGet() (*conn, bool) {
+	select {
+	case <-p.sem:
+	default:
+		return nil, false
+	}
+	return p.take(), true
 }
 
 func (p *pool) put(c *conn) {

@@ -46,6 +46,7 @@ type Store struct {
 	readers *pool
 	all     []*conn
 	commits atomic.Int64
+	queue   writeQueue // writes waiting for the writer (group.go)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -125,7 +126,9 @@ func (s *Store) closeAll() error {
 	return errors.Join(errs...)
 }
 
-// CommitCount returns how many write transactions were committed since Open.
+// CommitCount returns how many writes were committed since Open, each
+// atomically: in a transaction of its own, or in a savepoint of a group
+// commit's (group.go).
 func (s *Store) CommitCount() int64 { return s.commits.Load() }
 
 // acquire takes a conn from p, honouring ctx and Close.
@@ -153,29 +156,6 @@ func (s *Store) acquire(ctx context.Context, p *pool) (*conn, error) {
 func (s *Store) release(p *pool, c *conn) {
 	c.db.SetInterrupt(context.Background())
 	p.put(c)
-}
-
-// write runs fn in one IMMEDIATE transaction on the writer connection. An
-// error from fn rolls back everything fn wrote.
-func (s *Store) write(ctx context.Context, fn func(c *conn) error) (err error) {
-	c, err := s.acquire(ctx, s.writer)
-	if err != nil {
-		return err
-	}
-	defer s.release(s.writer, c)
-	if err := c.db.Exec(`BEGIN IMMEDIATE`); err != nil {
-		return ctxErr(ctx, fmt.Errorf("store: begin: %w", err))
-	}
-	if err := fn(c); err != nil {
-		c.rollback()
-		return ctxErr(ctx, err)
-	}
-	if err := c.db.Exec(`COMMIT`); err != nil {
-		c.rollback()
-		return ctxErr(ctx, fmt.Errorf("store: commit: %w", err))
-	}
-	s.commits.Add(1)
-	return nil
 }
 
 // read runs fn in one read transaction on a pooled reader connection, so
