@@ -412,10 +412,67 @@ export interface AnswerRequest {
  */
 export type ApprovalMode = 'ask' | 'auto';
 
+/**
+ * Branch is one alternative at a position of a session's path: the
+ * session to switch to for it (the asked session for the one its own path
+ * takes) and its message at that position, which carries that session's
+ * id; no message for a fork with nothing at the position yet.
+ */
+export interface Branch {
+  session_id: string;
+  /**
+   * Index is the alternative's place, 0-based, in the order they were
+   * made: a UI shows ‹ Index+1 / len(items) ›.
+   */
+  index: number;
+  message?: Message;
+}
+
+/**
+ * BranchCount is one entry of a page's "branches" (beside its items,
+ * never inside a message): position Sequence of the path has Count
+ * alternatives and the path takes the one at Index (0-based). Positions
+ * with one alternative are left out.
+ */
+export interface BranchCount {
+  sequence: number;
+  count: number;
+  index: number;
+}
+
+/**
+ * BranchList is the answer of GET /v1/sessions/{id}/branches?sequence=N:
+ * the alternatives at position Sequence of the session's path (the
+ * sessions of its conversation that share the path before it and differ
+ * at it, this one included), and which of them this session's path takes.
+ */
+export interface BranchList {
+  sequence: number;
+  index: number;
+  items: Branch[];
+}
+
 /** CreateSessionRequest is the (optional) body of POST /v1/sessions. */
 export interface CreateSessionRequest {
   /** Model names the session's model; empty is the server's default. */
   model?: string;
+}
+
+/**
+ * ForkRequest is the body of POST /v1/sessions/{id}/fork: a new session of
+ * the same conversation whose first BeforeSequence-1 messages are this
+ * one's (shared, never copied). BeforeSequence is 2..head+1, and every
+ * message before it must be done (409 conflict otherwise). With Parts the
+ * fork's first own message is that user message (an edit of the message
+ * at BeforeSequence) and its turn starts; with Regenerate the turn of the
+ * prefix's last user message runs again (a new reply at BeforeSequence);
+ * with neither it is "fork from here". The answer (201) is the new
+ * Session, naming ParentSessionID, ForkSequence and RootSessionID.
+ */
+export interface ForkRequest {
+  before_sequence: number;
+  parts?: Part[];
+  regenerate?: boolean;
 }
 
 /** InteractionKind is what an interaction asks (InteractionRequest.Kind). */
@@ -469,6 +526,21 @@ export interface SessionInfo {
   actions: ActionType[];
   /** Models are the model names ActionSetModel takes, the default first. */
   models: string[];
+  /**
+   * RootSessionID is the session's conversation: the root of its tree
+   * of forks (a root's own id). A sidebar groups sessions by it.
+   */
+  root_session_id?: string;
+  /**
+   * ParentSessionID is the session a fork was made from (it may have
+   * been deleted since); empty for a root.
+   */
+  parent_session_id?: string;
+  /**
+   * ForkSequence is the sequence a fork was made before: its messages
+   * 1..ForkSequence-1 are its parent's. 0 for a root.
+   */
+  fork_sequence?: number;
 }
 
 /** SessionList is the answer of GET /v1/sessions: newest first. */
