@@ -80,4 +80,3 @@ func (a *api) withBranches(r *http.Request, sessionID string, page synccore.Mess
 	}
 	return out, nil
 }
-
