@@ -333,6 +333,27 @@ export declare class Session {
   rename(title: string): Promise<SessionInfo>;
   /** Deletes the session and its messages on the server, then closes this Session. */
   delete(): Promise<void>;
+  /**
+   * Forks the session before beforeSequence (2..head+1; every message before
+   * it done): a new session of the same conversation sharing this one's
+   * first messages. `parts` post its first own message (an edit),
+   * `regenerate` runs the turn of the prefix's last user message again.
+   * Resolves with the new session; this one stays on its path.
+   */
+  fork(beforeSequence: number, opts?: { parts?: string | UserPart[]; regenerate?: boolean }): Promise<SessionInfo>;
+  /** Edits the user message at sequence, keeping the original (a fork with the new parts). */
+  edit(sequence: number, parts: string | UserPart[]): Promise<SessionInfo>;
+  /** Answers the reply at sequence again, keeping the original (a fork that regenerates). */
+  regenerate(sequence: number): Promise<SessionInfo>;
+  /** The alternatives at position sequence of this session's path. */
+  branches(sequence: number): Promise<BranchList>;
+  /** The positions of the newest page with more than one alternative. */
+  alternatives(params?: { limit?: number; before_sequence?: number }): Promise<BranchCount[]>;
+  /**
+   * Connects to another session of the conversation with this one's options
+   * (one page and a subscription), then closes this one.
+   */
+  switchBranch(sessionId: string, opts?: Partial<ConnectOptions>): Promise<Session>;
   /** Test hook: closes the socket as a network failure would. Returns false if none was open. */
   dropConnection(): boolean;
   close(): void;
