@@ -59,6 +59,20 @@ func (a *API) Branches(ctx context.Context, sessionID string, sequence int64) (B
 	return out, err
 }
 
+// Alternatives lists the positions of the session's path with more than
+// one alternative (how many, and which one the path takes), oldest first.
+func (a *API) Alternatives(ctx context.Context, sessionID string) ([]httpwire.BranchCount, error) {
+	var out httpwire.AlternativeList
+	err := a.do(ctx, http.MethodGet, sessionPath(sessionID, "alternatives"), nil, nil, &out)
+	return out.Items, err
+}
+
+// Alternatives lists the positions of the client's session's path with
+// more than one alternative (API.Alternatives).
+func (c *Client) Alternatives(ctx context.Context) ([]httpwire.BranchCount, error) {
+	return c.api.Alternatives(ctx, c.cfg.SessionID)
+}
+
 // Fork forks the client's session (API.Fork).
 func (c *Client) Fork(ctx context.Context, beforeSequence int64, opts ForkOptions) (Session, error) {
 	return c.api.Fork(ctx, c.cfg.SessionID, beforeSequence, opts)

@@ -91,6 +91,10 @@ func TestForkEditRegenerateSwitch(t *testing.T) {
 		t.Fatalf("branches at 4: %+v, %v", b, err)
 	}
 
+	if alts, err := c.Alternatives(ctx); err != nil || len(alts) != 2 || alts[0].Sequence != 3 || alts[1].Count != 2 {
+		t.Fatalf("alternatives of the root: %+v, %v", alts, err)
+	}
+
 	// Switch to the regeneration: its path shares the root's first three
 	// messages, by id.
 	c, err = c.SwitchBranch(ctx, regen.SessionID)

@@ -48,3 +48,12 @@ type BranchCount struct {
 	Count    int   `msgpack:"count" json:"count"`
 	Index    int   `msgpack:"index" json:"index"`
 }
+
+// AlternativeList is the answer of GET
+// /v1/sessions/{id}/alternatives?from=&to=: the positions of the range
+// (default: the whole path, 1..head+1) that have more than one
+// alternative, oldest first. A UI reads it once per switch to draw every
+// arrow of a long path without reading its pages.
+type AlternativeList struct {
+	Items []BranchCount `msgpack:"items" json:"items"`
+}

@@ -347,8 +347,8 @@ export declare class Session {
   regenerate(sequence: number): Promise<SessionInfo>;
   /** The alternatives at position sequence of this session's path. */
   branches(sequence: number): Promise<BranchList>;
-  /** The positions of the newest page with more than one alternative. */
-  alternatives(params?: { limit?: number; before_sequence?: number }): Promise<BranchCount[]>;
+  /** The positions of this path (from..to, default all) with more than one alternative. */
+  alternatives(params?: { from?: number; to?: number }): Promise<BranchCount[]>;
   /**
    * Connects to another session of the conversation with this one's options
    * (one page and a subscription), then closes this one.
@@ -417,6 +417,17 @@ export interface ActionRequest {
  * Each constant is named as the wire names its value.
  */
 export type ActionType = 'stop' | 'set_model' | 'set_approval_mode' | 'retry';
+
+/**
+ * AlternativeList is the answer of GET
+ * /v1/sessions/{id}/alternatives?from=&to=: the positions of the range
+ * (default: the whole path, 1..head+1) that have more than one
+ * alternative, oldest first. A UI reads it once per switch to draw every
+ * arrow of a long path without reading its pages.
+ */
+export interface AlternativeList {
+  items: BranchCount[];
+}
 
 /**
  * AnswerRequest is the body of POST

@@ -364,13 +364,17 @@ export class Session {
   }
 
   /**
-   * How many alternatives the positions of the newest page of this path
-   * have: [{sequence, count, index}] for positions with more than one (the
-   * "branches" a page carries beside its items). limit as messages().
+   * The positions of this path with more than one alternative (GET
+   * /v1/sessions/{id}/alternatives): [{sequence, count, index}], index
+   * being the one this path takes; params.from/to bound the range.
    */
   async alternatives(params = {}) {
-    const page = await this.messages({ limit: 200, ...params });
-    return page.branches ?? [];
+    const q = new URLSearchParams();
+    if (params.from) q.set('from', String(params.from));
+    if (params.to) q.set('to', String(params.to));
+    const qs = q.toString();
+    const list = await this.http.json('GET', sessionPath(this.sessionId, `/alternatives${qs ? `?${qs}` : ''}`));
+    return list.items;
   }
 
   /**

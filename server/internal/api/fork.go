@@ -57,6 +57,43 @@ func (a *api) getBranches(w http.ResponseWriter, r *http.Request) {
 	a.writeValue(w, r, http.StatusOK, out)
 }
 
+// getAlternatives: GET /v1/sessions/{id}/alternatives?from=&to=, the
+// positions from..to (default: the whole path) of the session's path
+// that have more than one alternative.
+func (a *api) getAlternatives(w http.ResponseWriter, r *http.Request) {
+	bound := func(name string, def int64) (int64, error) {
+		v := r.URL.Query().Get(name)
+		if v == "" {
+			return def, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return 0, synccore.Errorf(synccore.CodeBadRequest, "%s must be a positive integer, got %q", name, v)
+		}
+		return n, nil
+	}
+	from, err := bound("from", 1)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	to, err := bound("to", 1<<62)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	counts, err := a.mgr.BranchCounts(r.Context(), r.PathValue("id"), from, to)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out := httpwire.AlternativeList{Items: make([]httpwire.BranchCount, len(counts))}
+	for i, c := range counts {
+		out.Items[i] = httpwire.BranchCount(c)
+	}
+	a.writeValue(w, r, http.StatusOK, out)
+}
+
 // branchedPage is a page with the alternatives of its positions beside
 // its items (never inside a message: a done message never changes).
 type branchedPage struct {

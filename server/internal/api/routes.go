@@ -17,6 +17,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("PATCH /v1/sessions/{id}", endpoint(a.owned(a.renameSession)))
 	mux.HandleFunc("GET /v1/sessions/{id}/messages", endpoint(a.owned(a.getMessages)))
 	mux.HandleFunc("GET /v1/sessions/{id}/branches", endpoint(a.owned(a.getBranches)))
+	mux.HandleFunc("GET /v1/sessions/{id}/alternatives", endpoint(a.owned(a.getAlternatives)))
 	// A fork is a new session, served by the node that makes it: it reads
 	// only the parent's done prefix, so it is not one of the parent's
 	// writes.

@@ -109,6 +109,16 @@ func TestForkEditRegenerate(t *testing.T) {
 			t.Fatalf("%s: page branches %+v (items %d), want %+v", accept, p.Branches, len(p.Items), want)
 		}
 	}
+	var alts httpwire.AlternativeList
+	s.do("GET", "/v1/sessions/"+regen2.SessionID+"/alternatives", nil).expect(t, http.StatusOK, &alts)
+	if want := []httpwire.BranchCount{{Sequence: 3, Count: 2, Index: 0}, {Sequence: 4, Count: 3, Index: 2}}; !slices.Equal(alts.Items, want) {
+		t.Fatalf("alternatives of the second regeneration = %+v, want %+v", alts.Items, want)
+	}
+	s.do("GET", "/v1/sessions/"+regen2.SessionID+"/alternatives?from=4&to=4", nil).expect(t, http.StatusOK, &alts)
+	if len(alts.Items) != 1 || alts.Items[0].Sequence != 4 {
+		t.Fatalf("alternatives 4..4 = %+v", alts.Items)
+	}
+	s.do("GET", "/v1/sessions/"+root+"/alternatives?from=x", nil).expectError(t, http.StatusBadRequest, synccore.CodeBadRequest)
 	var plain map[string]any
 	s.do("GET", "/v1/sessions/"+root+"/messages?limit=2", nil).expect(t, http.StatusOK, &plain)
 	if _, ok := plain["branches"]; !ok {

@@ -101,6 +101,7 @@ func TestIsolation(t *testing.T) {
 		{"POST", "/v1/sessions/{id}/fork", map[string]any{"before_sequence": 2}},
 		{"POST", "/v1/sessions/{id}/fork", map[string]any{"before_sequence": 2, "regenerate": true}},
 		{"GET", "/v1/sessions/{id}/branches?sequence=1", nil},
+		{"GET", "/v1/sessions/{id}/alternatives", nil},
 		{"GET", "/v1/chat/{id}/stream", nil},
 		{"POST", "/v1/chat", map[string]any{"id": "{id}", "messages": []map[string]any{{"id": "m1", "role": "user", "parts": []map[string]any{{"type": "text", "text": "hi"}}}}}},
 	}
