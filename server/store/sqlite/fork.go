@@ -2,37 +2,76 @@ package sqlite
 
 import (
 	"context"
+	"sync"
 
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 
+// chainCache keeps, by sid, the chain of a session's ancestors (itself
+// first, up to the root): a session's parent and fork sequence never
+// change, and a row is removed only with no fork left below it (which
+// drops its entry: SQLite may reuse the sid). One process owns the file,
+// so the cache is never stale.
+type chainCache struct{ m sync.Map } // int64 -> []store.Link
+
+func (cc *chainCache) forget(sid int64) {
+	if cc != nil {
+		cc.m.Delete(sid)
+	}
+}
+
 // path returns a session's row and the segments of its path, newest
-// first: one point read per fork on the way to the root, whatever the
-// prefix's length.
+// first: the session's row, then its ancestors' chain (cached; one point
+// read per ancestor the first time), whatever the prefix's length.
 func path(c *conn, sessionID string) (sessionRow, []store.Segment, error) {
 	sess, err := lookupSession(c, sessionID)
 	if err != nil {
 		return sessionRow{}, nil, err
 	}
-	chain := []store.Link{{SID: sess.sid, Fork: sess.fork}}
-	for p := sess.parent; p != 0; {
+	self := store.Link{SID: sess.sid, Fork: sess.fork}
+	if sess.parent == 0 {
+		return sess, store.Segments([]store.Link{self}, sess.head), nil
+	}
+	var up []store.Link
+	if c.chains != nil {
+		if v, ok := c.chains.m.Load(sess.parent); ok {
+			up = v.([]store.Link)
+		}
+	}
+	if up == nil {
+		if up, err = ancestors(c, sessionID, sess.parent); err != nil {
+			return sessionRow{}, nil, err
+		}
+		if c.chains != nil {
+			c.chains.m.Store(sess.parent, up)
+		}
+	}
+	chain := make([]store.Link, 0, len(up)+1)
+	chain = append(append(chain, self), up...)
+	return sess, store.Segments(chain, sess.head), nil
+}
+
+// ancestors reads the chain from sid (a session's parent) up to the root.
+func ancestors(c *conn, sessionID string, sid int64) ([]store.Link, error) {
+	var chain []store.Link
+	for p := sid; p != 0; {
 		st, err := c.query(`SELECT parent_sid, fork_sequence FROM sessions WHERE sid = ?`, p)
 		if err != nil {
-			return sessionRow{}, nil, err
+			return nil, err
 		}
 		if !st.Step() {
 			done(st)
-			return sessionRow{}, nil, synccore.Errorf(synccore.CodeInternal, "session %q: an ancestor (sid %d) is missing", sessionID, p)
+			return nil, synccore.Errorf(synccore.CodeInternal, "session %q: an ancestor (sid %d) is missing", sessionID, p)
 		}
 		next, fork := st.ColumnInt64(0), st.ColumnInt64(1)
 		if err := done(st); err != nil {
-			return sessionRow{}, nil, err
+			return nil, err
 		}
 		chain = append(chain, store.Link{SID: p, Fork: fork})
 		p = next
 	}
-	return sess, store.Segments(chain, sess.head), nil
+	return chain, nil
 }
 
 // ForkSession creates sess as a fork of parentID before sequence before

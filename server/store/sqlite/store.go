@@ -46,6 +46,7 @@ type Store struct {
 	readers *pool
 	all     []*conn
 	commits atomic.Int64
+	chains  chainCache
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -76,6 +77,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.chains = &s.chains
 	s.all = append(s.all, w)
 	w.db.SetInterrupt(ctx) // a cancelled ctx stops a long migration
 	err = migrate(ctx, w)
@@ -91,6 +93,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			s.closeAll()
 			return nil, err
 		}
+		r.chains = &s.chains
 		s.all = append(s.all, r)
 		s.readers.put(r)
 	}

@@ -64,6 +64,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 					return err
 				}
 			}
+			c.chains.forget(sid)
 			// The parent goes too if it is a tombstone this was the last
 			// fork of.
 			sid = 0
