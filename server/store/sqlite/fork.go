@@ -112,9 +112,7 @@ func (s *Store) ForkSession(ctx context.Context, parentID string, before int64, 
 				return store.ErrForkNotDone(parentID, seq)
 			}
 		}
-		if _, err := lookupSession(c, sess.SessionID); err == nil {
-			return synccore.Errorf(synccore.CodeConflict, "session %q already exists", sess.SessionID)
-		} else if !isCode(err, synccore.CodeNotFound) {
+		if err := checkFreeID(c, sess.SessionID); err != nil {
 			return err
 		}
 		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title, owner,

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -48,9 +47,7 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 		sess.UpdatedAt = sess.CreatedAt
 	}
 	return s.write(ctx, func(c *conn) error {
-		if _, err := lookupSession(c, sess.SessionID); err == nil {
-			return synccore.Errorf(synccore.CodeConflict, "session %q already exists", sess.SessionID)
-		} else if !isCode(err, synccore.CodeNotFound) {
+		if err := checkFreeID(c, sess.SessionID); err != nil {
 			return err
 		}
 		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title, owner)
@@ -182,7 +179,19 @@ func lookupSession(c *conn, id string) (sessionRow, error) {
 	return row, nil
 }
 
-// isCode reports whether err is a *synccore.Error with code.
-func isCode(err error, code string) bool {
-	return err != nil && errors.Is(err, &synccore.Error{Code: code})
+// checkFreeID refuses an id in use, by a live session or a tombstone
+// (a deleted session its forks still read).
+func checkFreeID(c *conn, id string) error {
+	st, err := c.query(`SELECT 1 FROM sessions WHERE session_id = ?`, id)
+	if err != nil {
+		return err
+	}
+	taken := st.Step()
+	if err := done(st); err != nil {
+		return err
+	}
+	if taken {
+		return synccore.Errorf(synccore.CodeConflict, "session %q already exists", id)
+	}
+	return nil
 }

@@ -275,6 +275,10 @@ func testForkDelete(t *testing.T, open Opener) {
 	WantCode(t, s.DeleteSession(ctx, "r"), synccore.CodeNotFound)
 	_, err = s.ForkSession(ctx, "r", 2, store.Session{SessionID: "x"})
 	WantCode(t, err, synccore.CodeNotFound)
+	// The id of a tombstone stays taken.
+	WantCode(t, s.CreateSession(ctx, store.Session{SessionID: "r", Model: "m"}), synccore.CodeConflict)
+	_, err = s.ForkSession(ctx, "f", 2, store.Session{SessionID: "r", Model: "m"})
+	WantCode(t, err, synccore.CodeConflict)
 	if list, _ := s.ListSessions(ctx, 0); len(list) != 2 {
 		t.Fatalf("ListSessions after deleting the root lists %d sessions, want 2", len(list))
 	}
