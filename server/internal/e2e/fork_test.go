@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentsync/agentsync/httpwire"
@@ -71,8 +73,20 @@ func TestForkEditRegenerate(t *testing.T) {
 	// Regenerate message 4 (the reply): twice.
 	regen := s.fork(root, map[string]any{"before_sequence": 4, "regenerate": true})
 	regen2 := s.fork(root, map[string]any{"before_sequence": 4, "regenerate": true})
-	for _, r := range []httpwire.Session{regen, regen2} {
+	replyText := func(m synccore.Message) string {
+		for _, p := range m.Parts {
+			if p.Type == synccore.PartText {
+				return p.Text
+			}
+		}
+		return ""
+	}
+	for i, r := range []httpwire.Session{regen, regen2} {
 		got := s.waitIdle(r.SessionID, 4)
+		// The scripted model replays the turn with a visible difference.
+		if want := fmt.Sprintf("(Take %d) ", i+2); !strings.HasPrefix(replyText(got[3]), want) || replyText(got[3]) == replyText(orig[3]) {
+			t.Fatalf("regeneration %d answered %.60q; the original %.60q", i+1, replyText(got[3]), replyText(orig[3]))
+		}
 		if !slices.Equal(messageIDs(got[:3]), messageIDs(orig[:3])) || got[3].MessageID == orig[3].MessageID {
 			t.Fatalf("regenerated path %v vs original %v", messageIDs(got), messageIDs(orig))
 		}

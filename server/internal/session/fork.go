@@ -79,6 +79,12 @@ func (m *Manager) Fork(ctx context.Context, sessionID string, req Fork) (store.S
 	case parts != nil:
 		_, err = m.PostMessage(ctx, fork.SessionID, PostMessage{Parts: req.Parts})
 	case req.Regenerate:
+		// The new version's place among the alternatives at the fork point
+		// (the fork is the newest): a deterministic model varies by it.
+		attempt := 0
+		if bs, berr := m.store.Branches(ctx, fork.SessionID, req.BeforeSequence); berr == nil {
+			attempt = max(len(bs)-1, 0)
+		}
 		err = m.serve(ctx, fork.SessionID, func(s *live) error {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -88,7 +94,7 @@ func (m *Manager) Fork(ctx context.Context, sessionID string, req Fork) (store.S
 			if s.turn != nil {
 				return synccore.Errorf(synccore.CodeConflict, "a turn is running in the new fork")
 			}
-			s.startTurn(again.TurnID, again.Sequence)
+			s.startTurnAttempt(again.TurnID, again.Sequence, attempt)
 			return nil
 		})
 	}
