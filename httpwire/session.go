@@ -22,6 +22,15 @@ type Session struct {
 	Actions []ActionType `msgpack:"actions" json:"actions"`
 	// Models are the model names ActionSetModel takes, the default first.
 	Models []string `msgpack:"models" json:"models"`
+	// RootSessionID is the session's conversation: the root of its tree
+	// of forks (a root's own id). A sidebar groups sessions by it.
+	RootSessionID string `msgpack:"root_session_id,omitempty" json:"root_session_id,omitempty"`
+	// ParentSessionID is the session a fork was made from (it may have
+	// been deleted since); empty for a root.
+	ParentSessionID string `msgpack:"parent_session_id,omitempty" json:"parent_session_id,omitempty"`
+	// ForkSequence is the sequence a fork was made before: its messages
+	// 1..ForkSequence-1 are its parent's. 0 for a root.
+	ForkSequence int64 `msgpack:"fork_sequence,omitempty" json:"fork_sequence,omitempty"`
 }
 
 // SessionList is the answer of GET /v1/sessions: newest first.

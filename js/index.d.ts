@@ -333,6 +333,27 @@ export declare class Session {
   rename(title: string): Promise<SessionInfo>;
   /** Deletes the session and its messages on the server, then closes this Session. */
   delete(): Promise<void>;
+  /**
+   * Forks the session before beforeSequence (2..head+1; every message before
+   * it done): a new session of the same conversation sharing this one's
+   * first messages. `parts` post its first own message (an edit),
+   * `regenerate` runs the turn of the prefix's last user message again.
+   * Resolves with the new session; this one stays on its path.
+   */
+  fork(beforeSequence: number, opts?: { parts?: string | UserPart[]; regenerate?: boolean }): Promise<SessionInfo>;
+  /** Edits the user message at sequence, keeping the original (a fork with the new parts). */
+  edit(sequence: number, parts: string | UserPart[]): Promise<SessionInfo>;
+  /** Answers the reply at sequence again, keeping the original (a fork that regenerates). */
+  regenerate(sequence: number): Promise<SessionInfo>;
+  /** The alternatives at position sequence of this session's path. */
+  branches(sequence: number): Promise<BranchList>;
+  /** The positions of this path (from..to, default all) with more than one alternative. */
+  alternatives(params?: { from?: number; to?: number }): Promise<BranchCount[]>;
+  /**
+   * Connects to another session of the conversation with this one's options
+   * (one page and a subscription), then closes this one.
+   */
+  switchBranch(sessionId: string, opts?: Partial<ConnectOptions>): Promise<Session>;
   /** Test hook: closes the socket as a network failure would. Returns false if none was open. */
   dropConnection(): boolean;
   close(): void;
@@ -398,6 +419,17 @@ export interface ActionRequest {
 export type ActionType = 'stop' | 'set_model' | 'set_approval_mode' | 'retry';
 
 /**
+ * AlternativeList is the answer of GET
+ * /v1/sessions/{id}/alternatives?from=&to=: the positions of the range
+ * (default: the whole path, 1..head+1) that have more than one
+ * alternative, oldest first. A UI reads it once per switch to draw every
+ * arrow of a long path without reading its pages.
+ */
+export interface AlternativeList {
+  items: BranchCount[];
+}
+
+/**
  * AnswerRequest is the body of POST
  * /v1/sessions/{id}/interactions/{interaction_id}. The answer is the agent
  * message holding the interaction.
@@ -412,10 +444,67 @@ export interface AnswerRequest {
  */
 export type ApprovalMode = 'ask' | 'auto';
 
+/**
+ * Branch is one alternative at a position of a session's path: the
+ * session to switch to for it (the asked session for the one its own path
+ * takes) and its message at that position, which carries that session's
+ * id; no message for a fork with nothing at the position yet.
+ */
+export interface Branch {
+  session_id: string;
+  /**
+   * Index is the alternative's place, 0-based, in the order they were
+   * made: a UI shows ‹ Index+1 / len(items) ›.
+   */
+  index: number;
+  message?: Message;
+}
+
+/**
+ * BranchCount is one entry of a page's "branches" (beside its items,
+ * never inside a message): position Sequence of the path has Count
+ * alternatives and the path takes the one at Index (0-based). Positions
+ * with one alternative are left out.
+ */
+export interface BranchCount {
+  sequence: number;
+  count: number;
+  index: number;
+}
+
+/**
+ * BranchList is the answer of GET /v1/sessions/{id}/branches?sequence=N:
+ * the alternatives at position Sequence of the session's path (the
+ * sessions of its conversation that share the path before it and differ
+ * at it, this one included), and which of them this session's path takes.
+ */
+export interface BranchList {
+  sequence: number;
+  index: number;
+  items: Branch[];
+}
+
 /** CreateSessionRequest is the (optional) body of POST /v1/sessions. */
 export interface CreateSessionRequest {
   /** Model names the session's model; empty is the server's default. */
   model?: string;
+}
+
+/**
+ * ForkRequest is the body of POST /v1/sessions/{id}/fork: a new session of
+ * the same conversation whose first BeforeSequence-1 messages are this
+ * one's (shared, never copied). BeforeSequence is 2..head+1, and every
+ * message before it must be done (409 conflict otherwise). With Parts the
+ * fork's first own message is that user message (an edit of the message
+ * at BeforeSequence) and its turn starts; with Regenerate the turn of the
+ * prefix's last user message runs again (a new reply at BeforeSequence);
+ * with neither it is "fork from here". The answer (201) is the new
+ * Session, naming ParentSessionID, ForkSequence and RootSessionID.
+ */
+export interface ForkRequest {
+  before_sequence: number;
+  parts?: Part[];
+  regenerate?: boolean;
 }
 
 /** InteractionKind is what an interaction asks (InteractionRequest.Kind). */
@@ -469,6 +558,21 @@ export interface SessionInfo {
   actions: ActionType[];
   /** Models are the model names ActionSetModel takes, the default first. */
   models: string[];
+  /**
+   * RootSessionID is the session's conversation: the root of its tree
+   * of forks (a root's own id). A sidebar groups sessions by it.
+   */
+  root_session_id?: string;
+  /**
+   * ParentSessionID is the session a fork was made from (it may have
+   * been deleted since); empty for a root.
+   */
+  parent_session_id?: string;
+  /**
+   * ForkSequence is the sequence a fork was made before: its messages
+   * 1..ForkSequence-1 are its parent's. 0 for a root.
+   */
+  fork_sequence?: number;
 }
 
 /** SessionList is the answer of GET /v1/sessions: newest first. */

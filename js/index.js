@@ -103,6 +103,8 @@ export class Session {
     if (!opts || !opts.url) throw new AgentsyncError('bad_request', 'connect needs a url');
     if (!opts.sessionId) throw new AgentsyncError('bad_request', 'connect needs a sessionId');
     this.sessionId = opts.sessionId;
+    // What switchBranch() connects the next session with.
+    this.connectOpts = opts;
     this.http = new Http(opts.url, opts.token, opts.fetch);
     this.pageLimit = opts.pageLimit ?? 0;
     this.includeInternal = !!opts.includeInternal;
@@ -323,6 +325,71 @@ export class Session {
     this.close();
   }
 
+  // ------------------------------------------------------------ conversation tree
+
+  /**
+   * Forks the session before beforeSequence (POST /v1/sessions/{id}/fork):
+   * a new session of the same conversation whose first messages are this
+   * one's, shared. opts.parts (a string is one text part) posts the fork's
+   * first own message (an edit); opts.regenerate runs the turn of the
+   * prefix's last user message again; neither is "fork from here".
+   * Resolves with the new session's info (parent_session_id,
+   * fork_sequence, root_session_id). This Session stays on its own path:
+   * switchBranch() moves to the fork.
+   */
+  fork(beforeSequence, opts = {}) {
+    const body = { before_sequence: beforeSequence };
+    if (opts.parts !== undefined) body.parts = typeof opts.parts === 'string' ? [{ type: 'text', text: opts.parts }] : opts.parts;
+    if (opts.regenerate) body.regenerate = true;
+    return this.http.json('POST', sessionPath(this.sessionId, '/fork'), body);
+  }
+
+  /** Edits the user message at sequence, keeping the original: fork(sequence, {parts}). */
+  edit(sequence, parts) {
+    return this.fork(sequence, { parts });
+  }
+
+  /** Answers the reply at sequence again, keeping the original: fork(sequence, {regenerate: true}). */
+  regenerate(sequence) {
+    return this.fork(sequence, { regenerate: true });
+  }
+
+  /**
+   * The alternatives at position sequence of this session's path (GET
+   * /v1/sessions/{id}/branches): {sequence, index, items: [{session_id,
+   * index, message?}]}, index being the one this path takes.
+   */
+  branches(sequence) {
+    return this.http.json('GET', sessionPath(this.sessionId, `/branches?sequence=${encodeURIComponent(sequence)}`));
+  }
+
+  /**
+   * The positions of this path with more than one alternative (GET
+   * /v1/sessions/{id}/alternatives): [{sequence, count, index}], index
+   * being the one this path takes; params.from/to bound the range.
+   */
+  async alternatives(params = {}) {
+    const q = new URLSearchParams();
+    if (params.from) q.set('from', String(params.from));
+    if (params.to) q.set('to', String(params.to));
+    const qs = q.toString();
+    const list = await this.http.json('GET', sessionPath(this.sessionId, `/alternatives${qs ? `?${qs}` : ''}`));
+    return list.items;
+  }
+
+  /**
+   * Switches to another session of the conversation (a fork, or one that
+   * branches() names): connects to it with this session's options and the
+   * same module, which costs one page and a subscription, then closes this
+   * one. Resolves with the new Session; if connecting fails this one is
+   * left open.
+   */
+  async switchBranch(sessionId, opts = {}) {
+    const next = await connect({ ...this.connectOpts, wasm: this.module ?? this.wasmSource ?? undefined, ...opts, sessionId });
+    this.close();
+    return next;
+  }
+
   // Waits ms; resolves true if the session closed meanwhile (cut short).
   // Not a timer of the loop: a rebuild clears those, and a send outlives a
   // rebuild.
@@ -360,6 +427,7 @@ export class Session {
 
   async _open() {
     const module = await loadModule(this.wasmSource ?? (await defaultWasmSource()));
+    this.module = module;
     if (this.closed) return;
     await this.loop.open(module);
   }

@@ -1,10 +1,19 @@
 // Declarations of @agentsync/client/react.
-import type { ApprovalResponse, Message, QuestionResponse, SendOptions, Session, Status, UserPart, View } from './index.js';
+import type { ApprovalResponse, BranchList, Message, QuestionResponse, SendOptions, Session, SessionInfo, Status, UserPart, View } from './index.js';
 
 export interface SessionState {
   /** The same object until something changes; unchanged messages keep their identity. */
   view: View;
   status: Status;
+  /** The current branch: the session id of the path the view shows (null without a session). */
+  branch: string | null;
+  /**
+   * Per position (a message's sequence) with more than one alternative:
+   * how many, and which one (0-based) this path takes, for the ‹ index+1 /
+   * count › arrows. Read beside the messages, never inside them; refreshed
+   * when the path grows or this hook forks.
+   */
+  alternatives: Readonly<Record<number, { count: number; index: number }>>;
   /** Posts a user message: a string becomes one text part. */
   send(parts: string | UserPart[], opts?: SendOptions): Promise<Message>;
   /** Answers a pending interaction. */
@@ -13,6 +22,19 @@ export interface SessionState {
   stop(): Promise<Message>;
   /** Loads the next older page into the view. */
   loadOlder(): Promise<void>;
+  /** Forks the session before beforeSequence (Session.fork). */
+  fork(beforeSequence: number, opts?: { parts?: string | UserPart[]; regenerate?: boolean }): Promise<SessionInfo>;
+  /** Edits the user message at sequence, keeping the original (Session.edit). */
+  edit(sequence: number, parts: string | UserPart[]): Promise<SessionInfo>;
+  /** Answers the reply at sequence again, keeping the original (Session.regenerate). */
+  regenerate(sequence: number): Promise<SessionInfo>;
+  /** The alternatives at a position, each with the session to switch to. */
+  branches(sequence: number): Promise<BranchList>;
+  /**
+   * Connects to another branch and closes this one: resolves with the new
+   * Session, which the app passes to useSession in place of this one.
+   */
+  switchBranch(sessionId: string): Promise<Session>;
 }
 
 /**

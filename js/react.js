@@ -4,16 +4,19 @@
 // so useSyncExternalStore re-renders on change only and memoized rows skip
 // the messages a delta did not touch.
 
-import { useCallback, useMemo, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AgentsyncError } from './errors.js';
 import { EMPTY_VIEW as NO_SESSION_VIEW } from './empty-view.js';
 
 
 const noSession = () => Promise.reject(new AgentsyncError('closed', 'useSession: no session yet'));
+const NO_ALTERNATIVES = Object.freeze({});
 
 /**
  * The view of a session (null or undefined while it is being created: an
- * empty idle view), its status, and its calls bound to it.
+ * empty idle view), its status, its conversation tree (the current branch
+ * and, per position with more than one, its alternatives), and its calls
+ * bound to it.
  * @param {import('./index.js').Session | null | undefined} session
  */
 export function useSession(session) {
@@ -25,14 +28,52 @@ export function useSession(session) {
   );
   const snapshot = useCallback(() => (session ? session.view : NO_SESSION_VIEW), [session]);
   const view = useSyncExternalStore(subscribe, snapshot, snapshot);
+
+  // The alternatives live beside the messages, never inside them: read
+  // once per session and again when the path grows or this hook forks.
+  const [alts, setAlts] = useState({ session: null, bySequence: NO_ALTERNATIVES });
+  const [forks, setForks] = useState(0);
+  const length = view.messages.length;
+  useEffect(() => {
+    if (!session || view.status !== 'live') return undefined;
+    let current = true;
+    session.alternatives().then(
+      (items) => {
+        if (!current) return;
+        const bySequence = {};
+        for (const a of items) bySequence[a.sequence] = { count: a.count, index: a.index };
+        setAlts({ session, bySequence });
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, length, forks, view.status]);
+  const alternatives = alts.session === session ? alts.bySequence : NO_ALTERNATIVES;
+
   const calls = useMemo(() => {
-    if (!session) return { send: noSession, answer: noSession, stop: noSession, loadOlder: noSession };
+    if (!session) {
+      return {
+        send: noSession, answer: noSession, stop: noSession, loadOlder: noSession,
+        fork: noSession, edit: noSession, regenerate: noSession, branches: noSession, switchBranch: noSession,
+      };
+    }
+    const forked = (p) => p.then((s) => (setForks((n) => n + 1), s));
     return {
       send: (parts, opts) => session.send(parts, opts),
       answer: (interactionId, response) => session.answer(interactionId, response),
       stop: () => session.action('stop'),
       loadOlder: () => session.loadOlder(),
+      fork: (beforeSequence, opts) => forked(session.fork(beforeSequence, opts)),
+      edit: (sequence, parts) => forked(session.edit(sequence, parts)),
+      regenerate: (sequence) => forked(session.regenerate(sequence)),
+      branches: (sequence) => session.branches(sequence),
+      switchBranch: (sessionId) => session.switchBranch(sessionId),
     };
   }, [session]);
-  return useMemo(() => ({ view, status: view.status, ...calls }), [view, calls]);
+  return useMemo(
+    () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, ...calls }),
+    [view, calls, alternatives, session],
+  );
 }

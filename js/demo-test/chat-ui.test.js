@@ -465,21 +465,103 @@ test('dark mode follows prefers-color-scheme', { timeout: 60000 }, async () => {
   }
 });
 
-test('regenerate asks the last question again, from the newest reply only', { timeout: 90000 }, async () => {
+// onBranch waits until the page shows session id (the URL names it), live
+// and settled with n messages.
+async function onBranch(page, id, n) {
+  await page.waitForFunction(([want, count]) => {
+    window.__probe = { hash: location.hash, sid: window.__agentsync?.sessionId, status: window.__agentsync?.session?.status,
+      n: document.querySelectorAll('[data-testid="message"]').length,
+      streaming: document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length };
+    const a = window.__agentsync;
+    return decodeURIComponent(location.hash.slice(1)) === want && a?.sessionId === want && a.session?.status === 'live' &&
+      document.querySelectorAll('[data-testid="message"]').length === count &&
+      document.querySelectorAll('[data-testid="message"][data-state="streaming"]').length === 0;
+  }, [id, n], { timeout: 30000 }).catch(async (e) => {
+    throw new Error(`${e.message}: want ${id} with ${n}, page ${JSON.stringify(await page.evaluate(() => window.__probe))}`);
+  });
+}
+
+// pageEqualsServer: the messages on the page (and in the view) are the
+// server's path of the open session, by id, in order.
+async function pageEqualsServer(page) {
+  const id = await page.evaluate(() => window.__agentsync.sessionId);
+  const { body } = await api('GET', `/v1/sessions/${encodeURIComponent(id)}/messages?limit=200`);
+  const want = body.items.map((m) => m.message_id);
+  const dom = await page.evaluate(() => [...document.querySelectorAll('[data-testid="message"]')].map((e) => e.dataset.messageId));
+  const view = await page.evaluate(() => window.__agentsync.session.view.messages.map((m) => m.message_id));
+  assert.deepEqual(dom, want, `the page shows the server's path of ${id}`);
+  assert.deepEqual(view, want, `the view is the server's path of ${id}`);
+  return want;
+}
+
+// arrows reads the ‹ i / n › of the message at sequence ('' when none).
+const arrows = (page, seq) => page.evaluate((s) => {
+  const nav = document.querySelector(`[data-testid="message"][data-sequence="${s}"] [data-testid="branch-nav"]`);
+  return nav && !nav.hidden ? nav.querySelector('[data-testid="branch-of"]').textContent : '';
+}, seq);
+
+test('the conversation tree: regenerate twice and edit keep every version; arrows, reload and a cut mid-stream', { timeout: 180000 }, async () => {
   await withPage(async (page) => {
-    await newSession(page);
+    const root = await newSession(page);
     await turn(page, 'scenario:text chars=40');
     await turn(page, 'scenario:text chars=30');
+    const orig = await pageEqualsServer(page);
     const regen = page.locator('[data-testid="regenerate"]:not([hidden])');
     assert.equal(await regen.count(), 1, 'one Regenerate, on the newest reply');
-    const before = await page.locator('[data-testid="message"]').count();
-    await regen.click();
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="message"]').length >= n + 2, before);
-    await page.waitForFunction(settled, null, { timeout: 30000 });
+
+    // Regenerate twice: each is a fork before the reply; the page moves to
+    // it (the URL follows) and the old reply stays a version.
+    const forks = [];
+    for (let i = 0; i < 2; i++) {
+      const from = await page.evaluate(() => window.__agentsync.sessionId);
+      await regen.click();
+      await page.waitForFunction((f) => window.__agentsync?.sessionId && window.__agentsync.sessionId !== f, from);
+      const id = await page.evaluate(() => window.__agentsync.sessionId);
+      await onBranch(page, id, 4);
+      forks.push(id);
+      const path = await pageEqualsServer(page);
+      assert.deepEqual(path.slice(0, 3), orig.slice(0, 3), 'the question and what came before are shared');
+      assert.notEqual(path[3], orig[3], 'a new reply');
+      await page.waitForFunction(() => document.querySelector('[data-sequence="4"] [data-testid="branch-nav"]:not([hidden])'));
+    }
+    assert.equal(await arrows(page, 4), '3 / 3');
     const users = await page.evaluate(() => window.__agentsync.session.view.messages.filter((m) => m.role === 'user').map((m) => m.parts[0].text));
-    assert.deepEqual(users, ['scenario:text chars=40', 'scenario:text chars=30', 'scenario:text chars=30']);
-    assert.equal(await regen.count(), 1, 'still one Regenerate, now on the new reply');
-    const last = await page.evaluate(() => window.__agentsync.session.view.messages.at(-1).message_id);
-    assert.equal(await page.locator(`[data-message-id="${last}"] [data-testid="regenerate"]:not([hidden])`).count(), 1);
+    assert.deepEqual(users, ['scenario:text chars=40', 'scenario:text chars=30'], 'Regenerate does not post the question again');
+
+    // The arrows switch back: ‹ to the first regeneration, ‹ to the original.
+    await page.locator('[data-sequence="4"] [data-testid="branch-prev"]').click();
+    await onBranch(page, forks[0], 4);
+    await page.waitForFunction(() => document.querySelector('[data-sequence="4"] [data-testid="branch-of"]')?.textContent === '2 / 3');
+    await page.locator('[data-sequence="4"] [data-testid="branch-prev"]').click();
+    await onBranch(page, root, 4);
+    assert.deepEqual(await pageEqualsServer(page), orig);
+    await page.waitForFunction(() => document.querySelector('[data-sequence="4"] [data-testid="branch-of"]')?.textContent === '1 / 3');
+
+    // Edit the second question in place: Enter sends the fork.
+    await page.locator('[data-sequence="3"]').hover();
+    await page.locator('[data-sequence="3"] [data-testid="edit-message"]').click();
+    await page.getByTestId('edit-input').fill('scenario:long chars=20000 delta=8');
+    await page.getByTestId('edit-input').press('Enter');
+    await page.waitForFunction((r) => window.__agentsync?.sessionId && window.__agentsync.sessionId !== r, root);
+    const edit = await page.evaluate(() => window.__agentsync.sessionId);
+    // Mid-stream on the branch: the connection drops and the view heals.
+    await page.waitForFunction(() => document.querySelector('[data-testid="message"][data-state="streaming"] [data-testid="part-text"]')?.textContent.length > 200, null, { timeout: 30000 });
+    await page.getByTestId('drop-connection').click();
+    await onBranch(page, edit, 4);
+    const edited = await pageEqualsServer(page);
+    assert.deepEqual(edited.slice(0, 2), orig.slice(0, 2));
+    await page.waitForFunction(() => document.querySelector('[data-sequence="3"] [data-testid="branch-of"]')?.textContent === '2 / 2');
+    assert.equal(await arrows(page, 4), '', 'the edit has one reply');
+
+    // Reload: the URL names the branch, the page shows its path again.
+    await page.reload();
+    await onBranch(page, edit, 4);
+    assert.deepEqual(await pageEqualsServer(page), edited);
+    await page.waitForFunction(() => document.querySelector('[data-sequence="3"] [data-testid="branch-of"]')?.textContent === '2 / 2');
+
+    // The sidebar lists the conversation once.
+    const items = await page.evaluate(() => [...document.querySelectorAll('[data-testid="session-item"]')].filter((li) => li.dataset.root === li.dataset.root).map((li) => li.dataset.root));
+    assert.equal(items.filter((r) => r === root).length, 1, 'one entry for the conversation');
+    await shots(page, 'tree');
   });
 });

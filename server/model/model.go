@@ -84,6 +84,11 @@ type Request struct {
 	// asks for a summary of older turns (no tools, text only).
 	Purpose string
 	Tools   []ToolSpec // the tools the model may call this step
+	// Attempt is 0 for a turn's first answer and n for its n-th other
+	// version (a regeneration: a fork that runs the turn again,
+	// docs/protocol.md §3.2). A deterministic model varies its answer by
+	// it; a real one may ignore it.
+	Attempt int
 }
 
 // PurposeSummary marks a request for a summary of older turns.

@@ -35,6 +35,7 @@ import (
 // safe for concurrent use.
 type Store interface {
 	Leaser
+	Forker
 
 	// CreateSession inserts a new, empty session. A zero CreatedAt becomes
 	// now and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored.
@@ -56,7 +57,9 @@ type Store interface {
 	// returns the session as stored.
 	RenameSession(ctx context.Context, id, title string) (Session, error)
 	// DeleteSession removes a session with all its messages, parts and
-	// summaries in one transaction.
+	// summaries in one transaction. A session that forks still reference
+	// becomes a tombstone instead: gone for every call (CodeNotFound), its
+	// rows kept for the forks' paths until its last fork is deleted.
 	DeleteSession(ctx context.Context, id string) error
 
 	// Commit writes one checkpoint atomically under the rules above. A new
@@ -114,6 +117,15 @@ type Session struct {
 	// Owner is the principal the session belongs to; "" is the shared
 	// principal (a server without per-user auth). Set at creation only.
 	Owner string `json:"owner,omitempty" msgpack:"owner,omitempty"`
+
+	// ParentSessionID is the session a fork was made from ("" for a
+	// conversation's root; it may have been deleted since), ForkSequence
+	// the sequence it was forked before (0 for a root): messages
+	// 1..ForkSequence-1 of its path are the parent's. RootSessionID is the
+	// conversation's root (a root's own id). Set by ForkSession only.
+	ParentSessionID string `json:"parent_session_id,omitempty" msgpack:"parent_session_id,omitempty"`
+	ForkSequence    int64  `json:"fork_sequence,omitempty" msgpack:"fork_sequence,omitempty"`
+	RootSessionID   string `json:"root_session_id,omitempty" msgpack:"root_session_id,omitempty"`
 }
 
 // PageQuery is one messages() read. Limit is validated (1..200) by the

@@ -113,6 +113,11 @@ var rows = []row{
 	{"server/store/sqlite.MessagesPage50", "p50-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(500, "p50 <=500 us")},
 	{"server/store/sqlite.MessagesPage50", "p99-µs", "server/store/sqlite.BaselinePage50DatabaseSQL", "", atMost(5000, "p99 <=5 ms")},
 	{"server/store/sqlite.MessagesPage50UnderWriter", "p99-µs", "server/store/sqlite.MessagesPage50", "", note("(under a writer)")},
+	// The conversation tree (#25): a fork is one row whatever its prefix; a
+	// page along a path 32 forks deep keeps the page targets.
+	{"server/store/sqlite.Fork/100000", "p50-µs", "server/store/sqlite.Fork/10", "", ratioAtMost(1.5, "<=1.5x of a 10-message fork")},
+	{"server/store/sqlite.MessagesPage50DeepPath", "p50-µs", "server/store/sqlite.MessagesPage50", "", atMost(500, "p50 <=500 us")},
+	{"server/store/sqlite.MessagesPage50DeepPath", "p99-µs", "server/store/sqlite.MessagesPage50", "", atMost(5000, "p99 <=5 ms")},
 	// The same checkpoint commit on PostgreSQL (loopback TCP, fsync off)
 	// beside SQLite's, and one commit beside one SELECT 1 round trip.
 	{"server/store/postgres.CommitCheckpoint", "commits/s", "server/store/sqlite.CommitCheckpoint", "", note("(PostgreSQL vs SQLite)")},

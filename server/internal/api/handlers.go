@@ -17,7 +17,7 @@ func toSessionBody(s store.Session) sessionBody {
 	return sessionBody{
 		SessionID: s.SessionID, Model: s.Model, ApprovalMode: httpwire.ApprovalMode(s.ApprovalMode),
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, HeadSequence: s.HeadSequence,
-		Title: s.Title,
+		Title: s.Title, RootSessionID: s.RootSessionID, ParentSessionID: s.ParentSessionID, ForkSequence: s.ForkSequence,
 	}
 }
 
@@ -83,7 +83,12 @@ func (a *api) getMessages(w http.ResponseWriter, r *http.Request) {
 	for i := range page.Items {
 		fillParts(&page.Items[i])
 	}
-	a.writeValue(w, r, http.StatusOK, page)
+	body, err := a.withBranches(r, r.PathValue("id"), page)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.writeValue(w, r, http.StatusOK, body)
 }
 
 // postMessage: POST /v1/sessions/{id}/messages, answers the user message.

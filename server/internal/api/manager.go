@@ -22,6 +22,9 @@ type Manager interface {
 	Subscribe(ctx context.Context, sessionID string) (*fanout.Subscriber, error)
 	Rename(ctx context.Context, sessionID, title string) (store.Session, error)
 	Delete(ctx context.Context, sessionID string) error
+	Fork(ctx context.Context, sessionID string, req session.Fork) (store.Session, error)
+	Branches(ctx context.Context, sessionID string, sequence int64) ([]store.Branch, error)
+	BranchCounts(ctx context.Context, sessionID string, from, to int64) ([]store.BranchCount, error)
 }
 
 var _ Manager = (*session.Manager)(nil)

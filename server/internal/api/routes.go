@@ -16,6 +16,12 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("GET /v1/sessions", endpoint(a.listSessions))
 	mux.HandleFunc("PATCH /v1/sessions/{id}", endpoint(a.owned(a.renameSession)))
 	mux.HandleFunc("GET /v1/sessions/{id}/messages", endpoint(a.owned(a.getMessages)))
+	mux.HandleFunc("GET /v1/sessions/{id}/branches", endpoint(a.owned(a.getBranches)))
+	mux.HandleFunc("GET /v1/sessions/{id}/alternatives", endpoint(a.owned(a.getAlternatives)))
+	// A fork is a new session, served by the node that makes it: it reads
+	// only the parent's done prefix, so it is not one of the parent's
+	// writes.
+	mux.HandleFunc("POST /v1/sessions/{id}/fork", endpoint(a.owned(a.forkSession)))
 	// The session writes, here and for the requests other nodes forward.
 	writes := http.NewServeMux()
 	for _, e := range a.sessionWrites() {

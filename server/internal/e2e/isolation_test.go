@@ -98,6 +98,10 @@ func TestIsolation(t *testing.T) {
 		{"POST", "/v1/sessions/{id}/actions", map[string]any{"action_type": "retry"}},
 		{"PATCH", "/v1/sessions/{id}", map[string]any{"title": "mine now"}},
 		{"DELETE", "/v1/sessions/{id}", nil},
+		{"POST", "/v1/sessions/{id}/fork", map[string]any{"before_sequence": 2}},
+		{"POST", "/v1/sessions/{id}/fork", map[string]any{"before_sequence": 2, "regenerate": true}},
+		{"GET", "/v1/sessions/{id}/branches?sequence=1", nil},
+		{"GET", "/v1/sessions/{id}/alternatives", nil},
 		{"GET", "/v1/chat/{id}/stream", nil},
 		{"POST", "/v1/chat", map[string]any{"id": "{id}", "messages": []map[string]any{{"id": "m1", "role": "user", "parts": []map[string]any{{"type": "text", "text": "hi"}}}}}},
 	}
@@ -178,6 +182,18 @@ func TestIsolation(t *testing.T) {
 		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("subscribe with token %q: %v, want 401", tok, err)
 		}
+	}
+
+	// A fork belongs to its parent's principal.
+	var fork sessionBody
+	alice.do("POST", "/v1/sessions/"+a+"/fork", map[string]any{"before_sequence": 2}).expect(t, http.StatusCreated, &fork)
+	bob.do("GET", "/v1/sessions/"+fork.SessionID+"/messages", nil).expectError(t, http.StatusNotFound, synccore.CodeNotFound)
+	bob.do("GET", "/v1/sessions", nil).expect(t, http.StatusOK, &list)
+	if len(list.Items) != 1 || list.Items[0].SessionID != b {
+		t.Fatalf("bob's listing after alice's fork: %+v", list.Items)
+	}
+	if msgs := alice.all(fork.SessionID, true); len(msgs) != 1 || msgs[0].MessageID != before[0].MessageID {
+		t.Fatalf("alice's fork reads %s", summary(msgs))
 	}
 
 	// Tokens never reach the log, refused ones included.

@@ -32,6 +32,9 @@ type turn struct {
 	// own is the lease the turn began under (nil on one node): all its
 	// commits go under it (epoch.go).
 	own *cluster.Ownership
+	// attempt is model.Request.Attempt: which version of its answer the
+	// turn writes (0, or a regeneration's place among the alternatives).
+	attempt int
 }
 
 // Causes of a turn's cancellation.
@@ -46,9 +49,15 @@ var (
 
 // startTurn begins a turn for the user message at seq. Caller holds s.mu.
 func (s *live) startTurn(id string, seq int64) *turn {
+	return s.startTurnAttempt(id, seq, 0)
+}
+
+// startTurnAttempt is startTurn writing another version of the turn's
+// answer (model.Request.Attempt). Caller holds s.mu.
+func (s *live) startTurnAttempt(id string, seq int64, attempt int) *turn {
 	ctx, cancel := context.WithCancelCause(s.m.base)
 	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1),
-		own: s.own}
+		own: s.own, attempt: attempt}
 	s.turn = t
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
@@ -121,7 +130,7 @@ func (s *live) turnLoop(t *turn) error {
 
 		req := model.Request{
 			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
-			Messages: win.input, Tools: s.m.tools.Specs(),
+			Messages: win.input, Tools: s.m.tools.Specs(), Attempt: t.attempt,
 		}
 		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
 			if t.ctx.Err() != nil {

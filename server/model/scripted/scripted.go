@@ -32,7 +32,22 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 	userText, results := lastUser(req.Messages)
 	sc, ok := parseScenario(userText)
 	if !ok {
-		return play(ctx, emit, textBlock("t", echo(userText), 6), finish(model.FinishStop))
+		return play(ctx, emit, textBlock("t", take(req.Attempt)+echo(userText, attemptSeed(userText, req.Attempt)), 6), finish(model.FinishStop))
+	}
+	// Another version of a turn's answer (a regeneration) plays the same
+	// scenario with a visible difference: another seed for its text, and
+	// a "Take n" line first.
+	if req.Attempt > 0 {
+		userText = attemptSeed(userText, req.Attempt)
+		inner := emit
+		first := true
+		emit = func(ev model.Event) error {
+			if first && ev.Type == model.EvTextDelta {
+				first = false
+				ev.Delta = take(req.Attempt) + ev.Delta
+			}
+			return inner(ev)
+		}
 	}
 	switch sc.Name {
 	case "help":
@@ -172,11 +187,28 @@ func outputField(out any, key string) any {
 // callID is unique within the turn's agent message: step and index.
 func callID(req model.Request, n int) string { return fmt.Sprintf("call-%d-%d", req.Step, n) }
 
-func echo(userText string) string {
-	if strings.TrimSpace(userText) == "" {
-		return "Hello! Send `scenario:help` to see what I can play. " + lorem("hello", 60)
+// take is the line a regenerated answer starts with ("" for a first one).
+func take(attempt int) string {
+	if attempt <= 0 {
+		return ""
 	}
-	return "You said: “" + userText + "”. " + lorem(userText, 160)
+	return fmt.Sprintf("(Take %d) ", attempt+1)
+}
+
+// attemptSeed varies the seed of a regenerated answer's text.
+func attemptSeed(userText string, attempt int) string {
+	if attempt <= 0 {
+		return userText
+	}
+	return fmt.Sprintf("%s\x00take%d", userText, attempt)
+}
+
+// echo answers a message that names no scenario; seed picks its lorem.
+func echo(userText, seed string) string {
+	if strings.TrimSpace(userText) == "" {
+		return "Hello! Send `scenario:help` to see what I can play. " + lorem("hello"+strings.TrimPrefix(seed, userText), 60)
+	}
+	return "You said: “" + userText + "”. " + lorem(seed, 160)
 }
 
 func helpText() string {

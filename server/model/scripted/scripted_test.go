@@ -176,3 +176,37 @@ func TestEval(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptVaries: another version of an answer (a regeneration) plays
+// the same scenario with a visible difference, deterministically.
+func TestAttemptVaries(t *testing.T) {
+	play := func(text string, attempt int) string {
+		var b strings.Builder
+		err := Scripted{}.Stream(context.Background(), model.Request{Step: 1, Messages: []model.InputMessage{userMsg(text)}, Attempt: attempt},
+			func(ev model.Event) error {
+				if ev.Type == model.EvTextDelta {
+					b.WriteString(ev.Delta)
+				}
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, text := range []string{"hello there", "scenario:text chars=300", "scenario:reasoning chars=100"} {
+		first, again, second := play(text, 0), play(text, 0), play(text, 1)
+		if first != again {
+			t.Fatalf("%q: not deterministic", text)
+		}
+		if second == first || !strings.HasPrefix(second, "(Take 2) ") || strings.HasPrefix(first, "(Take") {
+			t.Fatalf("%q: attempt 1 = %.60q, attempt 0 = %.60q", text, second, first)
+		}
+		if play(text, 2) == second || play(text, 1) != second {
+			t.Fatalf("%q: attempts are not distinct and deterministic", text)
+		}
+	}
+	if got := play("hi", 1); !strings.Contains(got, "You said: “hi”.") {
+		t.Fatalf("a regenerated echo quotes the message as it is: %q", got)
+	}
+}

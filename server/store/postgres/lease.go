@@ -17,14 +17,14 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID, node string, ttl ti
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE sessions SET lease_node = $2, lease_epoch = lease_epoch + 1,
 				lease_expires = now() + $3 * interval '1 microsecond'
-			WHERE session_id = $1 AND (lease_expires <= now() OR lease_node = $2)
+			WHERE session_id = $1 AND NOT deleted AND (lease_expires <= now() OR lease_node = $2)
 			RETURNING lease_epoch, lease_expires`, sessionID, node, ttl.Microseconds()).Scan(&l.Epoch, &l.Expires)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		var holder string
 		var expires time.Time
-		err = tx.QueryRow(ctx, `SELECT lease_node, lease_expires FROM sessions WHERE session_id = $1`, sessionID).Scan(&holder, &expires)
+		err = tx.QueryRow(ctx, `SELECT lease_node, lease_expires FROM sessions WHERE session_id = $1 AND NOT deleted`, sessionID).Scan(&holder, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNoSession(sessionID)
 		}

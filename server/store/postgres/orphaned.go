@@ -13,7 +13,7 @@ func (s *Store) Orphaned(ctx context.Context, limit int) ([]string, error) {
 	var out []string
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT s.session_id FROM sessions AS s
-			WHERE s.lease_epoch > 0 AND s.lease_expires <= now()
+			WHERE NOT s.deleted AND s.lease_epoch > 0 AND s.lease_expires <= now()
 				AND EXISTS (SELECT 1 FROM messages AS m WHERE m.sid = s.sid AND m.state = 'streaming')
 			ORDER BY s.lease_expires LIMIT $1`, limit)
 		if err != nil {

@@ -45,38 +45,49 @@ func queryMessages(ctx context.Context, tx pgx.Tx, sessionID string, capacity in
 	return out, rows.Err()
 }
 
-// Page queries, newest first, one more row than the page to learn has_more.
+// Page queries over one segment of a path (sid, below, from), newest
+// first, one more row than the page to learn has_more.
 const (
 	pageVisibleSQL = `SELECT ` + messageColumns + ` FROM messages
-		WHERE sid = $1 AND visibility = 'visible' AND sequence < $2
-		ORDER BY sequence DESC LIMIT $3`
+		WHERE sid = $1 AND visibility = 'visible' AND sequence < $2 AND sequence >= $3
+		ORDER BY sequence DESC LIMIT $4`
 	pageAllSQL = `SELECT ` + messageColumns + ` FROM messages
-		WHERE sid = $1 AND sequence < $2
-		ORDER BY sequence DESC LIMIT $3`
+		WHERE sid = $1 AND sequence < $2 AND sequence >= $3
+		ORDER BY sequence DESC LIMIT $4`
 )
 
-// Messages reads one page of a session from a single snapshot (store.Store).
+// Messages reads one page of a session's path from a single snapshot
+// (store.Store).
 func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error) {
 	limit := store.PageLimit(q.Limit)
 	var page synccore.MessagePage
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		sess, err := lookupSession(ctx, tx, sessionID)
+		sess, segs, err := path(ctx, tx, sessionID, false)
 		if err != nil {
 			return err
 		}
-		// total is every message the session created (its head: sequences
-		// are gapless), internal ones included; include_internal filters
-		// the items only.
+		// total is every message the session's path holds (its head:
+		// sequences are gapless), internal ones included; include_internal
+		// filters the items only.
 		total, query := sess.head, pageAllSQL
 		if !q.IncludeInternal {
 			query = pageVisibleSQL
 		}
-		items, err := queryMessages(ctx, tx, sessionID, int64(limit+1), query, sess.sid, store.PageBefore(q, sess.head), limit+1)
-		if err != nil {
-			return err
+		items := make([]synccore.Message, 0, limit+1)
+		for _, seg := range store.Clip(segs, 1, store.PageBefore(q, sess.head)-1) {
+			if len(items) > limit {
+				break
+			}
+			more, err := queryMessages(ctx, tx, sessionID, 0, query, seg.SID, seg.To+1, seg.From, limit+1-len(items))
+			if err != nil {
+				return err
+			}
+			items = append(items, more...)
 		}
 		page = store.PageOf(total, items, limit)
-		return loadParts(ctx, tx, sess.sid, page.Items)
+		return store.Runs(segs, page.Items, func(sid int64, run []synccore.Message) error {
+			return loadParts(ctx, tx, sid, run)
+		})
 	})
 	if err != nil {
 		return synccore.MessagePage{}, err
@@ -84,23 +95,26 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 	return page, nil
 }
 
-// Message reads one message with all its parts (store.Store).
+// Message reads one message of the session's path with all its parts
+// (store.Store).
 func (s *Store) Message(ctx context.Context, sessionID, messageID string) (synccore.Message, error) {
 	var out synccore.Message
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		sess, err := lookupSession(ctx, tx, sessionID)
+		_, segs, err := path(ctx, tx, sessionID, false)
 		if err != nil {
 			return err
 		}
-		m, found, err := loadMessage(ctx, tx, sess.sid, sessionID, messageID)
-		if err != nil {
-			return err
+		for _, seg := range segs {
+			m, found, err := loadMessage(ctx, tx, seg.SID, sessionID, messageID)
+			if err != nil {
+				return err
+			}
+			if found && m.Sequence >= seg.From && m.Sequence <= seg.To {
+				out = m
+				return nil
+			}
 		}
-		if !found {
-			return store.ErrNoMessage(sessionID, messageID)
-		}
-		out = m
-		return nil
+		return store.ErrNoMessage(sessionID, messageID)
 	})
 	return out, err
 }
@@ -110,11 +124,12 @@ func (s *Store) History(ctx context.Context, sessionID string) ([]synccore.Messa
 	return s.Range(ctx, sessionID, 1, 1<<62)
 }
 
-// Range reads the messages from..to from one snapshot (store.Store).
+// Range reads the messages from..to of the session's path from one
+// snapshot (store.Store).
 func (s *Store) Range(ctx context.Context, sessionID string, from, to int64) ([]synccore.Message, error) {
 	var out []synccore.Message
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		sess, err := lookupSession(ctx, tx, sessionID)
+		sess, segs, err := path(ctx, tx, sessionID, false)
 		if err != nil {
 			return err
 		}
@@ -123,13 +138,8 @@ func (s *Store) Range(ctx context.Context, sessionID string, from, to int64) ([]
 			out = []synccore.Message{}
 			return nil
 		}
-		out, err = queryMessages(ctx, tx, sessionID, to-from+1,
-			`SELECT `+messageColumns+` FROM messages WHERE sid = $1 AND sequence BETWEEN $2 AND $3 ORDER BY sequence`,
-			sess.sid, from, to)
-		if err != nil {
-			return err
-		}
-		return loadParts(ctx, tx, sess.sid, out)
+		out, err = readPath(ctx, tx, segs, sessionID, from, to)
+		return err
 	})
 	if err != nil {
 		return nil, err

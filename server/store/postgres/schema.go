@@ -156,6 +156,20 @@ var migrations = []string{
 	END $$;
 	CREATE TRIGGER parts_update_keep BEFORE UPDATE ON parts
 		FOR EACH ROW EXECUTE FUNCTION parts_update_keep();`,
+
+	// 2: the conversation tree (store.Forker). A fork names its parent's
+	// sid and the sequence it was forked before: its messages below that
+	// are the parent path's rows, read by reference; its head starts at
+	// fork_sequence - 1, so the insert trigger numbers its own messages
+	// after the prefix. root_sid is the conversation's root (0 for a
+	// root itself). A deleted session that forks still reference is kept as a
+	// tombstone (deleted) until its last fork goes.
+	`ALTER TABLE sessions ADD COLUMN parent_sid bigint NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN fork_sequence bigint NOT NULL DEFAULT 0 CHECK (fork_sequence >= 0);
+	ALTER TABLE sessions ADD COLUMN root_sid bigint NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN deleted boolean NOT NULL DEFAULT false;
+	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
+	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations of

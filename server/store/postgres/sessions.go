@@ -10,11 +10,18 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title, owner`
+// sessionColumns are read from sessions AS s with its parent p and root r
+// (sessionFrom).
+const sessionColumns = `s.session_id, s.model, s.approval_mode, s.created_at, s.updated_at, s.head_sequence, s.title, s.owner,
+	COALESCE(p.session_id, ''), s.fork_sequence, COALESCE(r.session_id, s.session_id)`
+
+const sessionFrom = ` FROM sessions AS s LEFT JOIN sessions AS p ON p.sid = s.parent_sid AND s.parent_sid <> 0
+	LEFT JOIN sessions AS r ON r.sid = s.root_sid `
 
 func scanSession(row pgx.Row) (store.Session, error) {
 	var s store.Session
-	err := row.Scan(&s.SessionID, &s.Model, &s.ApprovalMode, &s.CreatedAt, &s.UpdatedAt, &s.HeadSequence, &s.Title, &s.Owner)
+	err := row.Scan(&s.SessionID, &s.Model, &s.ApprovalMode, &s.CreatedAt, &s.UpdatedAt, &s.HeadSequence, &s.Title, &s.Owner,
+		&s.ParentSessionID, &s.ForkSequence, &s.RootSessionID)
 	return s, err
 }
 
@@ -48,7 +55,7 @@ func (s *Store) Session(ctx context.Context, id string) (store.Session, error) {
 	var out store.Session
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var err error
-		out, err = scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = $1`, id))
+		out, err = scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.session_id = $1 AND NOT s.deleted`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNoSession(id)
 		}
@@ -60,14 +67,14 @@ func (s *Store) Session(ctx context.Context, id string) (store.Session, error) {
 // ListSessions returns sessions of every owner, most recently active first
 // (store.Store).
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]store.Session, error) {
-	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions
-			ORDER BY updated_at DESC, sid DESC LIMIT $1`, limit)
+	return s.listSessions(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE NOT s.deleted
+			ORDER BY s.updated_at DESC, s.sid DESC LIMIT $1`, limit)
 }
 
 // ListOwnedSessions is ListSessions restricted to one owner's sessions.
 func (s *Store) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error) {
-	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE owner = $2
-			ORDER BY updated_at DESC, sid DESC LIMIT $1`, limit, owner)
+	return s.listSessions(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.owner = $2 AND NOT s.deleted
+			ORDER BY s.updated_at DESC, s.sid DESC LIMIT $1`, limit, owner)
 }
 
 // listSessions runs a session listing whose first parameter is the limit.
@@ -97,7 +104,7 @@ func (s *Store) UpdateSession(ctx context.Context, sess store.Session) error {
 		sess.UpdatedAt = nowMillis()
 	}
 	return s.write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE sessions SET model = $1, approval_mode = $2, updated_at = $3 WHERE session_id = $4`,
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET model = $1, approval_mode = $2, updated_at = $3 WHERE session_id = $4 AND NOT deleted`,
 			sess.Model, sess.ApprovalMode, sess.UpdatedAt, sess.SessionID)
 		if err == nil && tag.RowsAffected() == 0 {
 			return store.ErrNoSession(sess.SessionID)
@@ -114,32 +121,60 @@ func (s *Store) RenameSession(ctx context.Context, id, title string) (store.Sess
 	}
 	var out store.Session
 	err = s.write(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, err = scanSession(tx.QueryRow(ctx, `UPDATE sessions SET title = $1 WHERE session_id = $2 RETURNING `+sessionColumns, title, id))
-		if errors.Is(err, pgx.ErrNoRows) {
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET title = $1 WHERE session_id = $2 AND NOT deleted`, title, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
 			return store.ErrNoSession(id)
 		}
+		out, err = scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.session_id = $1`, id))
 		return err
 	})
 	return out, err
 }
 
 // DeleteSession removes a session with all its messages, parts and
-// summaries in one transaction (store.Store).
+// summaries in one transaction (store.Store); a session forks still
+// reference stays as a tombstone until its last fork goes.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		row, err := lookupSession(ctx, tx, id)
+		// Locked: a fork made at the same time waits, or is seen.
+		row, err := scanSessionRow(tx.QueryRow(ctx, lockSessionSQL, id, "0"), id)
 		if err != nil {
 			return err
 		}
-		for _, q := range []string{
-			`DELETE FROM summaries WHERE sid = $1`,
-			`DELETE FROM parts WHERE sid = $1`,
-			`DELETE FROM messages WHERE sid = $1`,
-			`DELETE FROM sessions WHERE sid = $1`,
-		} {
-			if _, err := tx.Exec(ctx, q, row.sid); err != nil {
+		for sid, parent := row.sid, row.parent; sid != 0; {
+			var forked bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE parent_sid = $1)`, sid).Scan(&forked); err != nil {
 				return err
+			}
+			if forked {
+				_, err := tx.Exec(ctx, `UPDATE sessions SET deleted = true, lease_node = '', lease_expires = '-infinity' WHERE sid = $1`, sid)
+				return err
+			}
+			for _, q := range []string{
+				`DELETE FROM summaries WHERE sid = $1`,
+				`DELETE FROM parts WHERE sid = $1`,
+				`DELETE FROM messages WHERE sid = $1`,
+				`DELETE FROM sessions WHERE sid = $1`,
+			} {
+				if _, err := tx.Exec(ctx, q, sid); err != nil {
+					return err
+				}
+			}
+			// The parent goes too if it is a tombstone this was the last
+			// fork of (its row locked: two forks deleted at once see each
+			// other).
+			sid = 0
+			if parent != 0 {
+				var grand int64
+				err := tx.QueryRow(ctx, `SELECT parent_sid FROM sessions WHERE sid = $1 AND deleted FOR UPDATE`, parent).Scan(&grand)
+				if err == nil {
+					sid, parent = parent, grand
+				} else if !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
 			}
 		}
 		return nil
@@ -153,12 +188,23 @@ type sessionRow struct {
 	visibleCount int64
 	leaseNode    string
 	leaseEpoch   int64 // 0: never leased
+	parent       int64 // the parent's sid (0: a root)
+	fork         int64 // the sequence the session was forked before (0: a root)
+	root         int64 // the conversation root's sid (0: the session itself)
+}
+
+// rootSID is the sid of the session's conversation root.
+func (r sessionRow) rootSID() int64 {
+	if r.root == 0 {
+		return r.sid
+	}
+	return r.root
 }
 
 // lookupSession finds a session by its id in the caller's snapshot.
 func lookupSession(ctx context.Context, tx pgx.Tx, id string) (sessionRow, error) {
-	return scanSessionRow(tx.QueryRow(ctx, `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch
-		FROM sessions WHERE session_id = $1`, id), id)
+	return scanSessionRow(tx.QueryRow(ctx, `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch,
+		parent_sid, fork_sequence, root_sid FROM sessions WHERE session_id = $1 AND NOT deleted`, id), id)
 }
 
 // lockSession finds a session and locks its row until the transaction
@@ -166,8 +212,8 @@ func lookupSession(ctx context.Context, tx pgx.Tx, id string) (sessionRow, error
 // declares the lease epoch the transaction writes at (fence's, or 0 for
 // an unleased write), which the schema's triggers check against the
 // session's, and checks it here first for a typed error.
-const lockSessionSQL = `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch
-	FROM sessions, set_config('agentsync.lease_epoch', $2, true) WHERE session_id = $1 FOR UPDATE OF sessions`
+const lockSessionSQL = `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid
+	FROM sessions, set_config('agentsync.lease_epoch', $2, true) WHERE session_id = $1 AND NOT deleted FOR UPDATE OF sessions`
 
 func lockSession(ctx context.Context, tx pgx.Tx, id string, fence *store.Lease) (sessionRow, error) {
 	epoch := int64(0)
@@ -183,7 +229,7 @@ func lockSession(ctx context.Context, tx pgx.Tx, id string, fence *store.Lease) 
 
 func scanSessionRow(row pgx.Row, id string) (sessionRow, error) {
 	var r sessionRow
-	err := row.Scan(&r.sid, &r.head, &r.visibleCount, &r.leaseNode, &r.leaseEpoch)
+	err := row.Scan(&r.sid, &r.head, &r.visibleCount, &r.leaseNode, &r.leaseEpoch, &r.parent, &r.fork, &r.root)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sessionRow{}, store.ErrNoSession(id)
 	}

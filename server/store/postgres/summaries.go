@@ -12,18 +12,28 @@ import (
 // (store.Store).
 func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum store.Summary, ok bool, err error) {
 	err = s.read(ctx, func(tx pgx.Tx) error {
-		sess, err := lookupSession(ctx, tx, sessionID)
+		_, segs, err := path(ctx, tx, sessionID, false)
 		if err != nil {
 			return err
 		}
-		err = tx.QueryRow(ctx, `SELECT from_sequence, to_sequence, text, model, created_at FROM summaries
-			WHERE sid = $1 ORDER BY to_sequence DESC LIMIT 1`, sess.sid).
-			Scan(&sum.FromSequence, &sum.ToSequence, &sum.Text, &sum.Model, &sum.CreatedAt)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
+		// Along the path: a session's own summaries, then those of each
+		// ancestor that end inside the prefix the path shares with it.
+		for _, seg := range segs {
+			var got store.Summary
+			err = tx.QueryRow(ctx, `SELECT from_sequence, to_sequence, text, model, created_at FROM summaries
+				WHERE sid = $1 AND to_sequence <= $2 ORDER BY to_sequence DESC LIMIT 1`, seg.SID, seg.To).
+				Scan(&got.FromSequence, &got.ToSequence, &got.Text, &got.Model, &got.CreatedAt)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if !ok || got.ToSequence > sum.ToSequence {
+				sum, ok = got, true
+			}
 		}
-		ok = err == nil
-		return err
+		return nil
 	})
 	return sum, ok, err
 }

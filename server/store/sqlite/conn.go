@@ -21,6 +21,9 @@ type conn struct {
 	db    *sqlite3.Conn
 	stmts map[string]*sqlite3.Stmt
 	codec *partCodec
+	// chains caches the ancestors of forks (fork.go), shared by the
+	// store's connections.
+	chains *chainCache
 }
 
 // openConn opens path and applies the per-connection pragmas.
@@ -33,6 +36,15 @@ func openConn(path string, reader bool) (*conn, error) {
 	if err := db.BusyTimeout(busyTimeout); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: busy_timeout: %w", err)
+	}
+	// The query planner's stability guarantee: a plan never depends on the
+	// values bound. Without it, a statement planned with sqlite_stat4 and
+	// bound values is prepared again each time a value changes: a page
+	// along a fork's path binds a new session per segment, and spent most
+	// of its time re-preparing.
+	if _, err := db.Config(sqlite3.DBCONFIG_ENABLE_QPSG, true); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: enable QPSG: %w", err)
 	}
 	// mmap lets every connection read database pages straight from the OS
 	// page cache instead of one pread per cache miss (random page reads over

@@ -13,7 +13,7 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID, node string, ttl ti
 	var l store.Lease
 	err := s.write(ctx, func(c *conn) error {
 		now := nowMillis()
-		st, err := c.query(`SELECT lease_node, lease_epoch, lease_expires FROM sessions WHERE session_id = ?`, sessionID)
+		st, err := c.query(`SELECT lease_node, lease_epoch, lease_expires FROM sessions WHERE session_id = ? AND deleted = 0`, sessionID)
 		if err != nil {
 			return err
 		}

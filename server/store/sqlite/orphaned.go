@@ -11,7 +11,7 @@ func (s *Store) Orphaned(ctx context.Context, limit int) ([]string, error) {
 	var out []string
 	err := s.read(ctx, func(c *conn) error {
 		st, err := c.query(`SELECT s.session_id FROM sessions AS s
-			WHERE s.lease_epoch > 0 AND s.lease_expires <= ?
+			WHERE s.deleted = 0 AND s.lease_epoch > 0 AND s.lease_expires <= ?
 				AND EXISTS (SELECT 1 FROM messages AS m WHERE m.sid = s.sid AND m.state = 'streaming')
 			ORDER BY s.lease_expires LIMIT ?`, nowMillis(), limit)
 		if err != nil {

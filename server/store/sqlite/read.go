@@ -26,13 +26,14 @@ func scanMessage(st *sqlite3.Stmt, sessionID string) synccore.Message {
 	}
 }
 
-// Page queries, newest first, one more row than the page to learn has_more.
+// Page queries over one segment of a path (sid, below, from), newest
+// first, one more row than the page to learn has_more.
 const (
 	pageVisibleSQL = `SELECT ` + messageColumns + ` FROM messages
-		WHERE sid = ? AND visibility = 'visible' AND sequence < ?
+		WHERE sid = ? AND visibility = 'visible' AND sequence < ? AND sequence >= ?
 		ORDER BY sequence DESC LIMIT ?`
 	pageAllSQL = `SELECT ` + messageColumns + ` FROM messages
-		WHERE sid = ? AND sequence < ?
+		WHERE sid = ? AND sequence < ? AND sequence >= ?
 		ORDER BY sequence DESC LIMIT ?`
 )
 
@@ -46,30 +47,40 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 	limit := store.PageLimit(q.Limit)
 	var page synccore.MessagePage
 	err := s.read(ctx, func(c *conn) error {
-		sess, err := lookupSession(c, sessionID)
+		sess, segs, err := path(c, sessionID)
 		if err != nil {
 			return err
 		}
-		// total is every message the session created (its head: sequences
-		// are gapless), internal ones included; include_internal filters
-		// the items only.
+		// total is every message the session's path holds (its head:
+		// sequences are gapless), internal ones included; include_internal
+		// filters the items only.
 		total, query := sess.head, pageAllSQL
 		if !q.IncludeInternal {
 			query = pageVisibleSQL
 		}
-		st, err := c.query(query, sess.sid, store.PageBefore(q, sess.head), limit+1)
-		if err != nil {
-			return err
-		}
+		// Newest segment first until the page (and one more) is full: a
+		// fork's page reads its own rows, then its parent's.
 		items := make([]synccore.Message, 0, limit+1)
-		for st.Step() {
-			items = append(items, scanMessage(st, sessionID))
-		}
-		if err := done(st); err != nil {
-			return err
+		before := store.PageBefore(q, sess.head)
+		for _, seg := range store.Clip(segs, 1, before-1) {
+			if len(items) > limit {
+				break
+			}
+			st, err := c.query(query, seg.SID, seg.To+1, seg.From, limit+1-len(items))
+			if err != nil {
+				return err
+			}
+			for st.Step() {
+				items = append(items, scanMessage(st, sessionID))
+			}
+			if err := done(st); err != nil {
+				return err
+			}
 		}
 		page = store.PageOf(total, items, limit)
-		return loadParts(c, sess.sid, page.Items)
+		return store.Runs(segs, page.Items, func(sid int64, run []synccore.Message) error {
+			return loadParts(c, sid, run)
+		})
 	})
 	if err != nil {
 		return synccore.MessagePage{}, err
@@ -82,44 +93,37 @@ func (s *Store) Messages(ctx context.Context, sessionID string, q store.PageQuer
 func (s *Store) Message(ctx context.Context, sessionID, messageID string) (synccore.Message, error) {
 	var out synccore.Message
 	err := s.read(ctx, func(c *conn) error {
-		sess, err := lookupSession(c, sessionID)
+		_, segs, err := path(c, sessionID)
 		if err != nil {
 			return err
 		}
-		m, found, err := loadMessage(c, sess.sid, sessionID, messageID)
-		if err != nil {
-			return err
+		for _, seg := range segs {
+			m, found, err := loadMessage(c, seg.SID, sessionID, messageID)
+			if err != nil {
+				return err
+			}
+			if found && m.Sequence >= seg.From && m.Sequence <= seg.To {
+				out = m
+				return nil
+			}
 		}
-		if !found {
-			return store.ErrNoMessage(sessionID, messageID)
-		}
-		out = m
-		return nil
+		return store.ErrNoMessage(sessionID, messageID)
 	})
 	return out, err
 }
 
-// History reads every message of a session, internal ones included, oldest
-// first, from one snapshot: the canonical input of the composer.
+// History reads every message of a session's path, internal ones
+// included, oldest first, from one snapshot: the canonical input of the
+// composer.
 func (s *Store) History(ctx context.Context, sessionID string) ([]synccore.Message, error) {
 	var out []synccore.Message
 	err := s.read(ctx, func(c *conn) error {
-		sess, err := lookupSession(c, sessionID)
+		sess, segs, err := path(c, sessionID)
 		if err != nil {
 			return err
 		}
-		st, err := c.query(`SELECT `+messageColumns+` FROM messages WHERE sid = ? ORDER BY sequence`, sess.sid)
-		if err != nil {
-			return err
-		}
-		out = make([]synccore.Message, 0, sess.head)
-		for st.Step() {
-			out = append(out, scanMessage(st, sessionID))
-		}
-		if err := done(st); err != nil {
-			return err
-		}
-		return loadParts(c, sess.sid, out)
+		out, err = readPath(c, segs, sessionID, 1, sess.head)
+		return err
 	})
 	if err != nil {
 		return nil, err

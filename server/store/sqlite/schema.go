@@ -85,6 +85,20 @@ var migrations = []string{
 	`ALTER TABLE sessions ADD COLUMN lease_node TEXT NOT NULL DEFAULT '';
 	ALTER TABLE sessions ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE sessions ADD COLUMN lease_expires INTEGER NOT NULL DEFAULT 0;`,
+
+	// 6: the conversation tree (store.Forker). A fork names its parent's
+	// sid and the sequence it was forked before: its messages below that
+	// are the parent path's rows, read by reference; its head starts at
+	// fork_sequence - 1. root_sid is the conversation's root (0 for a root
+	// itself). A deleted session that forks
+	// still reference is kept as a tombstone (deleted = 1) until its last
+	// fork goes.
+	`ALTER TABLE sessions ADD COLUMN parent_sid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN fork_sequence INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN root_sid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE sessions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
+	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

@@ -2,14 +2,19 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/ncruces/go-sqlite3"
 )
 
-const sessionColumns = `session_id, model, approval_mode, created_at, updated_at, head_sequence, title, owner`
+// sessionColumns are read from sessions AS s with its parent p and root r
+// (sessionFrom).
+const sessionColumns = `s.session_id, s.model, s.approval_mode, s.created_at, s.updated_at, s.head_sequence, s.title, s.owner,
+	COALESCE(p.session_id, ''), s.fork_sequence, COALESCE(r.session_id, s.session_id)`
+
+const sessionFrom = ` FROM sessions AS s LEFT JOIN sessions AS p ON p.sid = s.parent_sid AND s.parent_sid <> 0
+	LEFT JOIN sessions AS r ON r.sid = s.root_sid `
 
 func scanSession(st *sqlite3.Stmt) store.Session {
 	return store.Session{
@@ -21,6 +26,10 @@ func scanSession(st *sqlite3.Stmt) store.Session {
 		HeadSequence: st.ColumnInt64(5),
 		Title:        st.ColumnText(6),
 		Owner:        st.ColumnText(7),
+
+		ParentSessionID: st.ColumnText(8),
+		ForkSequence:    st.ColumnInt64(9),
+		RootSessionID:   st.ColumnText(10),
 	}
 }
 
@@ -38,9 +47,7 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 		sess.UpdatedAt = sess.CreatedAt
 	}
 	return s.write(ctx, func(c *conn) error {
-		if _, err := lookupSession(c, sess.SessionID); err == nil {
-			return synccore.Errorf(synccore.CodeConflict, "session %q already exists", sess.SessionID)
-		} else if !isCode(err, synccore.CodeNotFound) {
+		if err := checkFreeID(c, sess.SessionID); err != nil {
 			return err
 		}
 		return c.exec(`INSERT INTO sessions (session_id, model, approval_mode, created_at, updated_at, title, owner)
@@ -53,7 +60,7 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 func (s *Store) Session(ctx context.Context, id string) (store.Session, error) {
 	var out store.Session
 	err := s.read(ctx, func(c *conn) error {
-		st, err := c.query(`SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id)
+		st, err := c.query(`SELECT `+sessionColumns+sessionFrom+`WHERE s.session_id = ? AND s.deleted = 0`, id)
 		if err != nil {
 			return err
 		}
@@ -77,14 +84,14 @@ func (s *Store) Session(ctx context.Context, id string) (store.Session, error) {
 // session up; ties by insertion order, newest first). limit <= 0 means 100;
 // it is capped at 1000.
 func (s *Store) ListSessions(ctx context.Context, limit int) ([]store.Session, error) {
-	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions
-			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit)
+	return s.listSessions(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.deleted = 0
+			ORDER BY s.updated_at DESC, s.sid DESC LIMIT ?`, limit)
 }
 
 // ListOwnedSessions is ListSessions restricted to one owner's sessions.
 func (s *Store) ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error) {
-	return s.listSessions(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE owner = ?
-			ORDER BY updated_at DESC, sid DESC LIMIT ?`, limit, owner)
+	return s.listSessions(ctx, `SELECT `+sessionColumns+sessionFrom+`WHERE s.owner = ? AND s.deleted = 0
+			ORDER BY s.updated_at DESC, s.sid DESC LIMIT ?`, limit, owner)
 }
 
 // listSessions runs a session listing whose last parameter is the limit.
@@ -112,7 +119,7 @@ func (s *Store) UpdateSession(ctx context.Context, sess store.Session) error {
 		sess.UpdatedAt = nowMillis()
 	}
 	return s.write(ctx, func(c *conn) error {
-		if err := c.exec(`UPDATE sessions SET model = ?, approval_mode = ?, updated_at = ? WHERE session_id = ?`,
+		if err := c.exec(`UPDATE sessions SET model = ?, approval_mode = ?, updated_at = ? WHERE session_id = ? AND deleted = 0`,
 			sess.Model, sess.ApprovalMode, sess.UpdatedAt, sess.SessionID); err != nil {
 			return err
 		}
@@ -130,6 +137,9 @@ type sessionRow struct {
 	visibleCount int64
 	leaseNode    string
 	leaseEpoch   int64 // 0: never leased
+	parent       int64 // the parent's sid (0: a root)
+	fork         int64 // the sequence the session was forked before (0: a root)
+	root         int64 // the conversation root's sid (0: the session itself)
 }
 
 // checkFence refuses a write to the session unless fence is its current
@@ -138,9 +148,18 @@ func (r sessionRow) checkFence(sessionID string, fence *store.Lease) error {
 	return store.CheckFence(sessionID, fence, r.leaseNode, r.leaseEpoch)
 }
 
+// rootSID is the sid of the session's conversation root.
+func (r sessionRow) rootSID() int64 {
+	if r.root == 0 {
+		return r.sid
+	}
+	return r.root
+}
+
 // lookupSession finds a session by its id; CodeNotFound if absent.
 func lookupSession(c *conn, id string) (sessionRow, error) {
-	st, err := c.query(`SELECT sid, head_sequence, visible_count, lease_node, lease_epoch FROM sessions WHERE session_id = ?`, id)
+	st, err := c.query(`SELECT sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid
+		FROM sessions WHERE session_id = ? AND deleted = 0`, id)
 	if err != nil {
 		return sessionRow{}, err
 	}
@@ -148,7 +167,8 @@ func lookupSession(c *conn, id string) (sessionRow, error) {
 	found := st.Step()
 	if found {
 		row = sessionRow{sid: st.ColumnInt64(0), head: st.ColumnInt64(1), visibleCount: st.ColumnInt64(2),
-			leaseNode: st.ColumnText(3), leaseEpoch: st.ColumnInt64(4)}
+			leaseNode: st.ColumnText(3), leaseEpoch: st.ColumnInt64(4),
+			parent: st.ColumnInt64(5), fork: st.ColumnInt64(6), root: st.ColumnInt64(7)}
 	}
 	if err := done(st); err != nil {
 		return sessionRow{}, err
@@ -159,7 +179,19 @@ func lookupSession(c *conn, id string) (sessionRow, error) {
 	return row, nil
 }
 
-// isCode reports whether err is a *synccore.Error with code.
-func isCode(err error, code string) bool {
-	return err != nil && errors.Is(err, &synccore.Error{Code: code})
+// checkFreeID refuses an id in use, by a live session or a tombstone
+// (a deleted session its forks still read).
+func checkFreeID(c *conn, id string) error {
+	st, err := c.query(`SELECT 1 FROM sessions WHERE session_id = ?`, id)
+	if err != nil {
+		return err
+	}
+	taken := st.Step()
+	if err := done(st); err != nil {
+		return err
+	}
+	if taken {
+		return synccore.Errorf(synccore.CodeConflict, "session %q already exists", id)
+	}
+	return nil
 }

@@ -47,6 +47,7 @@ type Store struct {
 	all     []*conn
 	commits atomic.Int64
 	queue   writeQueue // writes waiting for the writer (group.go)
+	chains  chainCache
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -77,6 +78,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.chains = &s.chains
 	s.all = append(s.all, w)
 	w.db.SetInterrupt(ctx) // a cancelled ctx stops a long migration
 	err = migrate(ctx, w)
@@ -92,6 +94,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			s.closeAll()
 			return nil, err
 		}
+		r.chains = &s.chains
 		s.all = append(s.all, r)
 		s.readers.put(r)
 	}

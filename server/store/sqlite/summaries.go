@@ -11,20 +11,28 @@ import (
 // ok=false if it has none. CodeNotFound for an unknown session.
 func (s *Store) LatestSummary(ctx context.Context, sessionID string) (sum store.Summary, ok bool, err error) {
 	err = s.read(ctx, func(c *conn) error {
-		sess, err := lookupSession(c, sessionID)
+		_, segs, err := path(c, sessionID)
 		if err != nil {
 			return err
 		}
-		st, err := c.query(`SELECT from_sequence, to_sequence, text, model, created_at FROM summaries
-			WHERE sid = ? ORDER BY to_sequence DESC LIMIT 1`, sess.sid)
-		if err != nil {
-			return err
+		// Along the path: a session's own summaries, then those of each
+		// ancestor that end inside the prefix the path shares with it.
+		for _, seg := range segs {
+			st, err := c.query(`SELECT from_sequence, to_sequence, text, model, created_at FROM summaries
+				WHERE sid = ? AND to_sequence <= ? ORDER BY to_sequence DESC LIMIT 1`, seg.SID, seg.To)
+			if err != nil {
+				return err
+			}
+			if st.Step() && (!ok || st.ColumnInt64(1) > sum.ToSequence) {
+				ok = true
+				sum = store.Summary{FromSequence: st.ColumnInt64(0), ToSequence: st.ColumnInt64(1), Text: st.ColumnText(2),
+					Model: st.ColumnText(3), CreatedAt: st.ColumnInt64(4)}
+			}
+			if err := done(st); err != nil {
+				return err
+			}
 		}
-		if ok = st.Step(); ok {
-			sum = store.Summary{FromSequence: st.ColumnInt64(0), ToSequence: st.ColumnInt64(1), Text: st.ColumnText(2),
-				Model: st.ColumnText(3), CreatedAt: st.ColumnInt64(4)}
-		}
-		return done(st)
+		return nil
 	})
 	return sum, ok, err
 }
@@ -54,7 +62,7 @@ func (s *Store) PutSummary(ctx context.Context, sessionID string, sum store.Summ
 func (s *Store) Range(ctx context.Context, sessionID string, from, to int64) ([]synccore.Message, error) {
 	var out []synccore.Message
 	err := s.read(ctx, func(c *conn) error {
-		sess, err := lookupSession(c, sessionID)
+		sess, segs, err := path(c, sessionID)
 		if err != nil {
 			return err
 		}
@@ -62,19 +70,8 @@ func (s *Store) Range(ctx context.Context, sessionID string, from, to int64) ([]
 		if from > to {
 			return nil
 		}
-		st, err := c.query(`SELECT `+messageColumns+` FROM messages WHERE sid = ? AND sequence BETWEEN ? AND ? ORDER BY sequence`,
-			sess.sid, from, to)
-		if err != nil {
-			return err
-		}
-		out = make([]synccore.Message, 0, to-from+1)
-		for st.Step() {
-			out = append(out, scanMessage(st, sessionID))
-		}
-		if err := done(st); err != nil {
-			return err
-		}
-		return loadParts(c, sess.sid, out)
+		out, err = readPath(c, segs, sessionID, from, to)
+		return err
 	})
 	return out, err
 }

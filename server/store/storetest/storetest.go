@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"LeaseRaceHasOneWinner", testLeaseRaceHasOneWinner},
 		{"LeaseOrphanedSessions", testLeaseOrphanedSessions},
 	}
+	tests = append(tests, forkSuite...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -105,17 +105,54 @@ const messages = new MessageList(ui.list, {
     follow = true;
     return requireSession().action('retry');
   },
-  // Regenerate asks again: it sends the words of the user message the reply
-  // answered as a new message (the session's history is append-only, so the
-  // first answer stays above the new one).
-  regenerate: (reply) => {
-    const asked = requireSession().view.messages.findLast((m) => m.role === 'user' && m.visibility !== 'internal' && m.sequence < reply.sequence);
-    const parts = (asked?.parts ?? []).filter((p) => p.type === 'text' && p.text).map((p) => ({ type: 'text', text: p.text }));
-    if (parts.length === 0) throw new Error('no question to ask again');
+  // Regenerate keeps the reply: a fork before it runs its turn again, and
+  // the page moves to the fork (the URL follows the branch); ‹ 1 / 2 › on
+  // the reply switches back.
+  regenerate: async (reply) => {
+    const fork = await requireSession().regenerate(reply.sequence);
     follow = true;
-    return requireSession().send(parts);
+    goToBranch(fork.session_id);
+  },
+  // An edit is a fork before the user message with the new words.
+  edit: async (msg, text) => {
+    const fork = await requireSession().edit(msg.sequence, text);
+    follow = true;
+    goToBranch(fork.session_id);
+  },
+  // The arrows: the alternative at index of the message's position.
+  switchBranch: async (sequence, index) => {
+    const list = await requireSession().branches(sequence);
+    const to = list.items[index];
+    if (to && to.session_id !== current?.id) goToBranch(to.session_id);
   },
 });
+
+// goToBranch opens another session of the conversation: switching branch is
+// switching sessions (one page and a subscription), and the URL follows.
+function goToBranch(id) {
+  sessions.refresh();
+  location.hash = encodeURIComponent(id);
+}
+
+// The alternatives of the path, read again when the path grows (a new
+// message may be a fork point) or another session opens.
+let altsKey = '';
+function refreshAlternatives(view) {
+  if (!current || view.status !== 'live') return;
+  const key = `${current.id}:${view.total}`;
+  if (key === altsKey) return;
+  altsKey = key;
+  const session = current.session;
+  session.alternatives().then(
+    (items) => {
+      if (current?.session !== session) return;
+      const alts = {};
+      for (const a of items) alts[a.sequence] = { count: a.count, index: a.index };
+      messages.setAlternatives(alts);
+    },
+    () => { altsKey = ''; },
+  );
+}
 
 const sessions = new Sessions({ base, token, list: $('session-list'), toast, onRename: renameSession, onDelete: deleteSession });
 
@@ -273,6 +310,7 @@ function renderView(view) {
   renderOlder(view);
   renderComposer(view);
   renderSubtitle(view);
+  refreshAlternatives(view);
   // Nothing to scroll yet but older history exists: fetch it now.
   if (view.has_more_older && sc.scrollHeight <= sc.clientHeight + 80) loadOlder();
 }

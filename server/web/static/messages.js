@@ -16,6 +16,15 @@ export class MessageList {
     this.ctx = ctx;
     this.views = new Map(); // message_id -> MessageView
     this.stats = { appends: 0 }; // changes shown by appending alone; read by tests
+    // The alternatives per position of the path: sequence -> {count, index}.
+    // Beside the messages, never inside them (a done message never changes).
+    this.alts = {};
+  }
+
+  /** setAlternatives shows ‹ i / n › on the messages whose position has alternatives. */
+  setAlternatives(alts) {
+    this.alts = alts ?? {};
+    for (const view of this.views.values()) view.setAlternative(this.alts[view.msg?.sequence]);
   }
 
   /**
@@ -48,6 +57,7 @@ export class MessageList {
         this.views.set(key, view);
       }
       view.update(msg);
+      view.setAlternative(msg.segment ? undefined : this.alts[msg.sequence]);
       seen.add(key);
       if (msg.role === 'agent' && !view.copy.hidden) lastReply = view;
       else if (msg.role === 'user' && msg.visibility !== 'internal') lastReply = null;
@@ -68,6 +78,7 @@ export class MessageList {
 
   clear() {
     this.views.clear();
+    this.alts = {};
     this.container.replaceChildren();
   }
 }
@@ -94,6 +105,25 @@ class MessageView {
         .catch((err) => this.ctx.toast?.(`Could not regenerate: ${err?.message ?? err}`, 'bad'))
         .finally(() => { this.regen.disabled = false; });
     });
+    // Edit a user message in place: Enter sends the edit as a fork, the
+    // original stays (‹ 1 / 2 › on it).
+    this.editBtn = el('button', { type: 'button', class: 'msg-copy msg-edit', title: 'Edit this message', 'aria-label': 'Edit', dataset: { testid: 'edit-message' } }, icon('pencil'));
+    this.editBtn.hidden = true;
+    this.editBtn.addEventListener('click', () => this.#startEdit());
+    // The alternatives of this position: ‹ index+1 / count ›.
+    this.prevBtn = el('button', { type: 'button', class: 'branch-btn', 'aria-label': 'Previous version', dataset: { testid: 'branch-prev' }, text: '‹' });
+    this.nextBtn = el('button', { type: 'button', class: 'branch-btn', 'aria-label': 'Next version', dataset: { testid: 'branch-next' }, text: '›' });
+    this.branchOf = el('span', { class: 'branch-of', dataset: { testid: 'branch-of' } });
+    this.nav = el('span', { class: 'branch-nav', dataset: { testid: 'branch-nav' } }, this.prevBtn, this.branchOf, this.nextBtn);
+    this.nav.hidden = true;
+    this.alt = undefined;
+    const go = (delta) => {
+      if (!this.msg || !this.alt) return;
+      Promise.resolve(this.ctx.switchBranch?.(this.msg.sequence, this.alt.index + delta))
+        .catch((err) => this.ctx.toast?.(`Could not switch: ${err?.message ?? err}`, 'bad'));
+    };
+    this.prevBtn.addEventListener('click', () => go(-1));
+    this.nextBtn.addEventListener('click', () => go(1));
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
@@ -101,8 +131,55 @@ class MessageView {
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.copy, this.regen), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.nav, this.editBtn, this.copy, this.regen), this.body, this.typing),
     );
+  }
+
+  /** setAlternative shows this position's alternatives ({count, index}), or none. */
+  setAlternative(alt) {
+    this.alt = alt && alt.count > 1 ? alt : undefined;
+    this.nav.hidden = !this.alt;
+    if (!this.alt) return;
+    setText(this.branchOf, `${this.alt.index + 1} / ${this.alt.count}`);
+    this.prevBtn.disabled = this.alt.index <= 0;
+    this.nextBtn.disabled = this.alt.index >= this.alt.count - 1;
+  }
+
+  #startEdit() {
+    const msg = this.msg;
+    if (!msg || this.editing) return;
+    const text = (msg.parts ?? []).filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n\n');
+    const box = el('textarea', { class: 'edit-box', rows: 3, dataset: { testid: 'edit-input' } });
+    box.value = text;
+    this.editing = box;
+    this.body.hidden = true;
+    this.body.after(box);
+    const finish = () => {
+      box.remove();
+      this.body.hidden = false;
+      this.editing = null;
+    };
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        finish();
+      } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        const next = box.value.trim();
+        if (!next || next === text.trim()) {
+          finish();
+          return;
+        }
+        box.disabled = true;
+        Promise.resolve(this.ctx.edit?.(msg, next))
+          .then(finish)
+          .catch((err) => {
+            box.disabled = false;
+            this.ctx.toast?.(`Could not edit: ${err?.message ?? err}`, 'bad');
+          });
+      }
+    });
+    box.focus();
   }
 
   /**
@@ -155,6 +232,9 @@ class MessageView {
     // Formatting a time costs more than the rest of an update: only when it changes.
     if (!old || old.created_at !== msg.created_at) setText(this.time, timeOf(msg.created_at));
     this.copy.hidden = msg.role !== 'agent' || msg.state !== 'done' || !(msg.parts ?? []).some((p) => p.type === 'text' && p.text);
+    // A fork keeps at least the first message: the first one is not edited.
+    this.editBtn.hidden = !this.ctx.edit || msg.role !== 'user' || msg.visibility === 'internal' || msg.sequence < 2 ||
+      !!msg.segment || !(msg.parts ?? []).some((p) => p.type === 'text');
     const debug = [`#${msg.sequence}`, `rev ${msg.revision}`];
     if (msg.visibility === 'internal') debug.push('internal');
     if (msg.state === 'streaming') debug.push('streaming');

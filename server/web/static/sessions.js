@@ -118,18 +118,30 @@ export class Sessions {
 
   setActive(id) {
     this.active = id;
-    for (const li of this.list.children) li.classList.toggle('active', li.dataset.sessionId === id);
+    if (this.items.length > 0) this.render();
   }
 
+  /**
+   * render lists conversations, not every fork: one entry per root (the
+   * open session if it is of that conversation, else its most recently
+   * active one; the list comes newest first).
+   */
   render() {
     if (this.items.length === 0) {
       this.list.replaceChildren(el('li', { class: 'muted empty-list', text: 'No sessions yet.' }));
       return;
     }
-    this.list.replaceChildren(...this.items.map((s) => this.#item(s)));
+    const rootOf = (s) => s.root_session_id || s.session_id;
+    const activeRoot = rootOf(this.get(this.active) ?? { session_id: this.active });
+    const shown = new Map(); // root -> the record shown
+    for (const s of this.items) {
+      const root = rootOf(s);
+      if (!shown.has(root) || s.session_id === this.active) shown.set(root, s);
+    }
+    this.list.replaceChildren(...[...shown.values()].map((s) => this.#item(s, rootOf(s) === activeRoot)));
   }
 
-  #item(s) {
+  #item(s, active) {
     const id = String(s.session_id);
     const name = el('span', { class: 'session-name', dataset: { testid: 'session-title' } });
     setText(name, titleOf(s));
@@ -143,7 +155,7 @@ export class Sessions {
       el('button', { type: 'button', class: 'icon-btn small', 'aria-label': 'Rename', title: 'Rename', dataset: { testid: 'session-rename' }, onclick: () => this.onRename(id) }, icon('pencil')),
       el('button', { type: 'button', class: 'icon-btn small', 'aria-label': 'Delete', title: 'Delete', dataset: { testid: 'session-delete' }, onclick: () => this.onDelete(id) }, icon('trash')),
     );
-    return el('li', { class: id === this.active ? 'active' : null, dataset: { sessionId: id, testid: 'session-item' } }, link, tools);
+    return el('li', { class: active ? 'active' : null, dataset: { sessionId: id, root: s.root_session_id || id, testid: 'session-item' } }, link, tools);
   }
 }
 

@@ -1,0 +1,82 @@
+package multinode
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/agentsync/agentsync/server/internal/natstest"
+)
+
+// forkOn forks sid on n and returns the fork's id.
+func forkOn(t *testing.T, n *node, sid, body string) string {
+	t.Helper()
+	a := n.call("POST", "/v1/sessions/"+sid+"/fork", body)
+	var s struct {
+		SessionID string `json:"session_id"`
+		Parent    string `json:"parent_session_id"`
+	}
+	if a.status != http.StatusCreated || json.Unmarshal(a.body, &s) != nil || s.Parent != sid {
+		t.Fatalf("fork %s on %s: %d %s", sid, n.name, a.status, a.body)
+	}
+	return s.SessionID
+}
+
+// Two nodes on one database and NATS: a fork made on one node (a
+// regeneration streaming there) is followed from the other, and a fork
+// made on the node that does not serve the parent (an edit) is served
+// there and followed from the first. Every follower ends on the server's
+// path of its fork, the shared prefix included, and none sees a broken
+// stream.
+func TestForkFollowedFromAnotherNode(t *testing.T) {
+	ns := natstest.Start(t)
+	db := pg.Database(t)
+	a := startNATSNode(t, db, ns, "node-a", steadyTTL, paced)
+	b := startNATSNode(t, db, ns, "node-b", steadyTTL, paced)
+	sid := a.createSession()
+	mustStatus(t, "post on a", a.post(sid, "scenario:text chars=3000 delta=4"), http.StatusCreated)
+	first := turnDone(t, a, sid, 2, 30*time.Second)
+
+	crowd := newCrowd(t)
+	of := map[*follower]string{}
+	regen := forkOn(t, a, sid, `{"before_sequence":2,"regenerate":true}`)
+	for i := range 3 {
+		of[crowd.join(b, regen, time.Duration(i%2)*300*time.Millisecond)] = regen
+	}
+	edit := forkOn(t, b, sid, `{"before_sequence":2,"parts":[{"type":"text","text":"scenario:text chars=2000 delta=4"}]}`)
+	// The edit is a new user message at 2: its path is 1 (shared), 2, 3.
+	for i := range 2 {
+		of[crowd.join(a, edit, time.Duration(i)*300*time.Millisecond)] = edit
+	}
+	r := turnDone(t, a, regen, 2, 30*time.Second)
+	e := turnDone(t, b, edit, 3, 30*time.Second)
+	if r[0].MessageID != first[0].MessageID || e[0].MessageID != first[0].MessageID || r[1].MessageID == first[1].MessageID {
+		t.Fatalf("paths: parent %s %s, regeneration %s %s, edit %s", first[0].MessageID, first[1].MessageID, r[0].MessageID, r[1].MessageID, e[0].MessageID)
+	}
+	// Both forks read the same from either node.
+	if got := b.history(regen); len(got) != 2 || got[1].MessageID != r[1].MessageID {
+		t.Fatalf("the regeneration read on b: %d messages", len(got))
+	}
+	crowdConverge(t, crowd, a, of)
+}
+
+// crowdConverge converges a crowd whose followers sync different
+// sessions, each on its own session's digest.
+func crowdConverge(t *testing.T, c *crowd, n *node, of map[*follower]string) {
+	t.Helper()
+	close(c.stop)
+	for _, d := range c.done {
+		<-d
+	}
+	for _, f := range c.all {
+		want, err := n.srv.Digest(t.Context(), of[f])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.converge(want, 20*time.Second)
+		if len(f.breaks) > 0 {
+			t.Errorf("a client on node %s saw a broken stream: %q", f.n.name, f.breaks)
+		}
+	}
+}
