@@ -22,6 +22,13 @@ import (
 //	                            interactions and the reply streams on
 //	GET  /v1/chat/{id}/stream   resumes the reply being streamed: what was
 //	                            streamed so far, then the rest; 204 if none
+//	POST /v1/chat/{id}/stop     the chat's stop (useChat's stop(), sent by
+//	                            the client's withServerStop transport): the
+//	                            session's stop action, on whichever node
+//	                            owns the session
+//
+// A client that goes away (an aborted fetch, a reload) stops nothing: the
+// turn runs on and a reconnect resumes it. Only the stop endpoint stops.
 //
 // A stream ends when the reply is done or waits on an approval, as the AI
 // SDK's own servers do: useChat sends the decision back only then. Both
@@ -219,4 +226,48 @@ func (a *api) chatResume(w http.ResponseWriter, r *http.Request) {
 	target := last.MessageID
 	startSSE(w)
 	a.streamUI(ctx, w, id, &sub, newUIEmitter(w), func(m *synccore.Message) bool { return m.MessageID == target }, last)
+}
+
+// chatStopRequest is the optional body of POST /v1/chat/{id}/stop.
+type chatStopRequest struct {
+	// MessageID, when set, is the agent message the client saw streaming
+	// (the stream's start chunk): the stop applies only while that message
+	// is still the one streaming, so a stop sent late never stops the
+	// next turn.
+	MessageID string `json:"message_id" msgpack:"message_id"`
+}
+
+// chatStop: POST /v1/chat/{id}/stop, the stop of an AI SDK chat. It is the
+// session's stop action (ActionStop): the turn is cancelled on the owner
+// (a request to another node is forwarded there), its message closes with
+// a "Stopped" action part, and its pending interactions are cancelled. It
+// answers the closed message (200), or 204 when nothing was running (or
+// message_id is no longer streaming): a stop that lost the race with the
+// end of its turn is not an error.
+func (a *api) chatStop(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	var req chatStopRequest
+	if had, err := a.decodeBodyOptional(w, r, &req); had && err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if req.MessageID != "" {
+		m, err := a.findMessage(ctx, id, func(m *synccore.Message) bool { return m.MessageID == req.MessageID })
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if m == nil || m.State != synccore.MessageStreaming {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	msg, err := a.mgr.Action(ctx, id, session.Action{ActionType: session.ActionStop})
+	var elsewhere *session.OwnedElsewhere
+	if errors.Is(err, synccore.ErrConflict) && !errors.As(err, &elsewhere) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	a.writeMessage(w, r, http.StatusOK, msg, err)
 }
