@@ -94,6 +94,11 @@ type SendOptions struct {
 	// Retries is how many times a post that may not have arrived is sent
 	// again (send.go); 0 means DefaultSendRetries, a negative value none.
 	Retries int
+	// Delivery of a message sent while a turn runs: DeliverySteer (empty,
+	// the default: the running turn reads it), DeliveryQueue (the next
+	// turn answers it) or DeliveryInterrupt (the running turn stops, a new
+	// one answers it). See docs/protocol.md §2.
+	Delivery Delivery
 }
 
 // SendWith posts a user message, safe to retry: every attempt carries the
@@ -101,7 +106,7 @@ type SendOptions struct {
 // failure), refused for the rate (429) or by a draining server (503) is
 // sent again after the server's Retry-After or a backoff (send.go).
 func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.Part, opts SendOptions) (synccore.Message, error) {
-	body := httpwire.PostMessageRequest{Parts: parts, Visibility: opts.Visibility}
+	body := httpwire.PostMessageRequest{Parts: parts, Visibility: opts.Visibility, Delivery: opts.Delivery}
 	key := opts.IdempotencyKey
 	if key == "" {
 		key = newIdempotencyKey()

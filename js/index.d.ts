@@ -384,6 +384,15 @@ export interface SendOptions {
   idempotencyKey?: string;
   /** Retries after a network failure, 503 or 429; default 3, 0 for none. */
   retries?: number;
+  /**
+   * What a message sent while a turn runs does: 'steer' (the default: the
+   * running turn reads it at its next step), 'queue' (a turn of its own
+   * answers it once the running one ends; it shows as queued, with a
+   * data part of data_type 'agentsync.delivery'), or 'interrupt' (the
+   * running turn stops, then a new one answers it). Ignored when no turn
+   * runs.
+   */
+  delivery?: Delivery;
 }
 
 export declare function connect(opts: ConnectOptions): Promise<Session>;
@@ -453,6 +462,12 @@ export interface CreateSessionRequest {
   model?: string;
 }
 
+/**
+ * Delivery is how a message sent while a turn runs is answered
+ * (PostMessageRequest.Delivery).
+ */
+export type Delivery = 'steer' | 'queue' | 'interrupt';
+
 /** InteractionKind is what an interaction asks (InteractionRequest.Kind). */
 export type InteractionKind = 'approval' | 'question';
 
@@ -465,6 +480,14 @@ export interface PostMessageRequest {
   parts: Part[];
   /** Visibility is "visible" when empty. */
   visibility?: Visibility;
+  /**
+   * Delivery says what a message sent while a turn runs does (ignored
+   * when none runs): DeliverySteer (empty: the default) joins the running
+   * turn, whose next step reads it; DeliveryQueue answers it in a turn
+   * of its own once the running one ends; DeliveryInterrupt stops the
+   * running turn and then answers it.
+   */
+  delivery?: Delivery;
 }
 
 /**

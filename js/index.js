@@ -26,6 +26,9 @@ export { isApproval, isQuestion } from './parts.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
 
+/** The deliveries of a message sent while a turn runs (send's opts.delivery). */
+const DELIVERIES = new Set(['steer', 'queue', 'interrupt']);
+
 /**
  * Opens a session view and resolves once it is live (snapshot applied,
  * stream continuous), unless `wait: false`.
@@ -278,6 +281,10 @@ export class Session {
   send(parts, opts = {}) {
     const body = { parts: typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts };
     if (opts.visibility) body.visibility = opts.visibility;
+    if (opts.delivery !== undefined) {
+      if (!DELIVERIES.has(opts.delivery)) return Promise.reject(new AgentsyncError('bad_request', `send: delivery must be steer, queue or interrupt, not ${opts.delivery}`));
+      body.delivery = opts.delivery;
+    }
     return postIdempotent(this.http, sessionPath(this.sessionId, '/messages'), body, {
       key: opts.idempotencyKey ?? newIdempotencyKey(),
       retries: opts.retries ?? 3,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -40,6 +41,9 @@ import (
 type chatRequest struct {
 	ID       string      `json:"id"`
 	Messages []uiMessage `json:"messages"`
+	// Delivery of a message sent while a turn runs (httpwire.Delivery),
+	// from useChat's request body: sendMessage(msg, {body: {delivery}}).
+	Delivery string `json:"delivery"`
 }
 
 type uiMessage struct {
@@ -143,7 +147,7 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	post := session.PostMessage{Parts: parts}
+	post := session.PostMessage{Parts: parts, Delivery: req.Delivery}
 	user, err := a.mgr.PostMessage(ctx, req.ID, post)
 	if owners, ferr := a.chatElsewhere(w, r, err, http.MethodPost, "/v1/sessions/"+url.PathEscape(req.ID)+"/messages", post, http.StatusCreated); owners != nil {
 		err = json.Unmarshal(owners, &user)
@@ -155,6 +159,11 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply := func(m *synccore.Message) bool { return m.Role == synccore.RoleAgent && m.Sequence > user.Sequence }
+	if req.Delivery == string(httpwire.DeliveryQueue) || req.Delivery == string(httpwire.DeliveryInterrupt) {
+		// Its own turn answers it, once the running one ends: the stream
+		// waits for that turn's message.
+		reply = func(m *synccore.Message) bool { return m.Role == synccore.RoleAgent && m.TurnID == user.TurnID }
+	}
 	startSSE(w)
 	a.streamUI(ctx, w, req.ID, &sub, newUIEmitter(w), reply, nil)
 }

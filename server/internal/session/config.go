@@ -56,6 +56,9 @@ type Config struct {
 type PostMessage struct {
 	Parts      []synccore.Part     `json:"parts" msgpack:"parts"`
 	Visibility synccore.Visibility `json:"visibility,omitempty" msgpack:"visibility,omitempty"`
+	// Delivery of a message sent while a turn runs: DeliverySteer (empty),
+	// DeliveryQueue or DeliveryInterrupt (httpwire.Delivery).
+	Delivery string `json:"delivery,omitempty" msgpack:"delivery,omitempty"`
 	// IdempotencyKey, from the request's Idempotency-Key header, makes a
 	// retried post safe: a post whose key the session already has returns
 	// the message the first one committed (idempotent.go).

@@ -181,6 +181,7 @@ func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (c
 func (s *live) endTurn(t *turn, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.startQueued()
 	defer s.answerUnread(t, err)
 	if s.turn == t {
 		s.turn = nil
