@@ -106,12 +106,16 @@ export interface ApprovalRequest {
   tool_call_id: string;
   tool_name: string;
   input: unknown;
+  /** When the approval expires unanswered (RFC 3339, UTC): set by a server with an interaction timeout. */
+  expires_at?: string;
 }
 
 export interface QuestionRequest {
   kind: 'question';
   question: string;
   tool_call_id: string;
+  /** When the question expires unanswered (RFC 3339, UTC). */
+  expires_at?: string;
 }
 
 export interface ApprovalResponse {
@@ -130,13 +134,13 @@ interface InteractionBase extends PartBase {
 
 export interface ApprovalInteraction extends InteractionBase {
   request: ApprovalRequest;
-  /** Set once resolved. */
+  /** Set once resolved (one cancelled at its expires_at holds `{expired: true}` instead). */
   response?: ApprovalResponse;
 }
 
 export interface QuestionInteraction extends InteractionBase {
   request: QuestionRequest;
-  /** Set once resolved. */
+  /** Set once resolved (one cancelled at its expires_at holds `{expired: true}` instead). */
   response?: QuestionResponse;
 }
 
