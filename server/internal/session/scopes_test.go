@@ -127,7 +127,10 @@ func TestRetryRecordsItsActionPart(t *testing.T) {
 	var sawPending bool
 	for _, f := range d.frames {
 		if f.Part != nil && f.Part.ActionType == ActionRetry && f.Part.State == synccore.ActionPending ||
-			f.Message != nil && func() bool { q, ok := actionOf(*f.Message, ActionRetry); return ok && q.State == synccore.ActionPending }() {
+			f.Message != nil && func() bool {
+				q, ok := actionOf(*f.Message, ActionRetry)
+				return ok && q.State == synccore.ActionPending
+			}() {
 			sawPending = true
 		}
 	}
