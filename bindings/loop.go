@@ -505,7 +505,9 @@ func (c *Client) failed(cause error) bool {
 		c.cancel()
 		return true
 	}
-	l.cause, l.causeChanged = cause, true
+	if l.status != synccore.StatusLive { // an older page that failed while live is retried unseen
+		l.cause, l.causeChanged = cause, true
+	}
 	return false
 }
 

@@ -412,6 +412,7 @@ export class Session {
       this._close(cause);
       return true;
     }
+    if (this.status === 'live') return false; // an older page failed while live: the core retries it
     this.cause = cause;
     if (cause.code !== 'unauthorized' && this.waitLive) {
       for (const w of this.waitLive) w.reject(cause);
