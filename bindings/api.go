@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,8 +33,13 @@ type API struct {
 	BaseURL string
 	// Token, when set, is sent as "Authorization: Bearer <token>".
 	Token string
+	// TokenSource, when set, gives the token instead of Token, and a new
+	// one after the server refused the current one (see TokenSource).
+	TokenSource TokenSource
 	// HTTPClient defaults to http.DefaultClient.
 	HTTPClient *http.Client
+
+	toks tokens // the TokenSource's current token
 }
 
 // Messages reads one page of a session's history from the server's
@@ -88,6 +94,11 @@ type SendOptions struct {
 	// Retries is how many times a post that may not have arrived is sent
 	// again (send.go); 0 means DefaultSendRetries, a negative value none.
 	Retries int
+	// Delivery of a message sent while a turn runs: DeliverySteer (empty,
+	// the default: the running turn reads it), DeliveryQueue (the next
+	// turn answers it) or DeliveryInterrupt (the running turn stops, a new
+	// one answers it). See docs/protocol.md §2.
+	Delivery Delivery
 }
 
 // SendWith posts a user message, safe to retry: every attempt carries the
@@ -95,7 +106,7 @@ type SendOptions struct {
 // failure), refused for the rate (429) or by a draining server (503) is
 // sent again after the server's Retry-After or a backoff (send.go).
 func (a *API) SendWith(ctx context.Context, sessionID string, parts []synccore.Part, opts SendOptions) (synccore.Message, error) {
-	body := httpwire.PostMessageRequest{Parts: parts, Visibility: opts.Visibility}
+	body := httpwire.PostMessageRequest{Parts: parts, Visibility: opts.Visibility, Delivery: opts.Delivery}
 	key := opts.IdempotencyKey
 	if key == "" {
 		key = newIdempotencyKey()
@@ -162,13 +173,15 @@ func (a *API) do(ctx context.Context, method, path string, q url.Values, in, out
 }
 
 // doWith is do with extra request headers; retryAfter, if not nil, gets a
-// non-2xx answer's Retry-After (0 without one).
+// non-2xx answer's Retry-After (0 without one). A request the server
+// refuses with 401 or 403 is sent once more if the TokenSource gives a new
+// token. A request that got no answer is a *NetworkError.
 func (a *API) doWith(ctx context.Context, method, path string, q url.Values, in, out any, header http.Header, retryAfter *time.Duration) error {
 	u := strings.TrimRight(a.BaseURL, "/") + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	var body io.Reader
+	var body []byte
 	if in != nil {
 		var buf bytes.Buffer
 		enc := msgpack.NewEncoder(&buf)
@@ -176,18 +189,42 @@ func (a *API) doWith(ctx context.Context, method, path string, q url.Values, in,
 		if err := enc.Encode(in); err != nil {
 			return fmt.Errorf("bindings: encode %s %s: %w", method, path, err)
 		}
-		body = &buf
+		body = buf.Bytes()
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	for attempt := 0; ; attempt++ {
+		tok, err := a.token(ctx)
+		if err != nil {
+			return synccore.Errorf(synccore.CodeUnauthorized, "%s %s: %v", method, path, err)
+		}
+		err = a.once(ctx, method, path, u, body, in != nil, tok, out, header, retryAfter)
+		if attempt == 0 && refusedToken(err) && a.refresh(ctx, tok) {
+			continue
+		}
+		return err
+	}
+}
+
+// refusedToken reports whether err is the server refusing the token.
+func refusedToken(err error) bool {
+	return errors.Is(err, synccore.ErrUnauthorized) || errors.Is(err, synccore.ErrForbidden)
+}
+
+// once sends one request of doWith.
+func (a *API) once(ctx context.Context, method, path, u string, body []byte, hasBody bool, tok string, out any, header http.Header, retryAfter *time.Duration) error {
+	var rd io.Reader
+	if hasBody {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return fmt.Errorf("bindings: %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", contentMsgpack)
-	if in != nil {
+	if hasBody {
 		req.Header.Set("Content-Type", contentMsgpack)
 	}
-	if a.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.Token)
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -198,12 +235,18 @@ func (a *API) doWith(ctx context.Context, method, path string, q url.Values, in,
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return &transportError{fmt.Errorf("bindings: %s %s: %w", method, path, err)}
+		if ctx.Err() != nil {
+			return fmt.Errorf("bindings: %s %s: %w", method, path, ctx.Err())
+		}
+		return &NetworkError{fmt.Errorf("%s %s: %w", method, path, err)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return fmt.Errorf("bindings: read answer of %s %s: %w", method, path, err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("bindings: read answer of %s %s: %w", method, path, ctx.Err())
+		}
+		return &NetworkError{fmt.Errorf("read answer of %s %s: %w", method, path, err)}
 	}
 	if len(data) > maxResponseBytes {
 		return synccore.Errorf(synccore.CodeTooLarge, "%s %s: answer over %d bytes", method, path, maxResponseBytes)

@@ -23,6 +23,10 @@ type Config struct {
 	// Token, when set, is sent as "Authorization: Bearer <token>" on every
 	// request and on the subscription.
 	Token string
+	// TokenSource, when set, gives the token instead of Token: first before
+	// the first request, then again whenever the server refuses the one in
+	// use, for HTTP and the subscription alike (see TokenSource).
+	TokenSource TokenSource
 	// PageLimit is the page size of snapshot reads (0: the core's default, 50).
 	PageLimit int
 	// IncludeInternal shows internal messages too (debugging, audit).
@@ -99,14 +103,27 @@ type Update struct {
 const maxUpdates = 4096
 
 // Dial starts a Client and waits until it is live: subscribed and holding
-// the snapshot. If ctx ends first, the client is closed and ctx's error
-// returned. Use New to get the client at once and watch it connect.
+// the snapshot. It returns an error as soon as the first attempt fails:
+// a *NetworkError (refused, unresolved, cut: Retryable) or the server's
+// typed refusal (not_found for an unknown or deleted session, unauthorized
+// when the token is refused and no TokenSource gives another). If ctx ends
+// first, ctx's error is returned. The client is closed on every error.
+// Use New to get the client at once and watch it connect (and retry) on
+// its own.
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	c, err := New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.WaitFor(ctx, func(v View) bool { return v.Status == synccore.StatusLive }); err != nil {
+	var cause error
+	err = c.WaitFor(ctx, func(v View) bool {
+		cause = v.Cause
+		return v.Status == synccore.StatusLive || v.Cause != nil
+	})
+	if err == nil && cause != nil && c.Status() != synccore.StatusLive {
+		err = cause
+	}
+	if err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("bindings: dial session %s: %w", cfg.SessionID, err)
 	}
@@ -144,7 +161,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		cfg:     cfg,
-		api:     &API{BaseURL: cfg.BaseURL, Token: cfg.Token, HTTPClient: cfg.HTTPClient},
+		api:     &API{BaseURL: cfg.BaseURL, Token: cfg.Token, TokenSource: cfg.TokenSource, HTTPClient: cfg.HTTPClient},
 		core:    cr,
 		log:     log,
 		events:  make(chan loopEvent, 64),
@@ -297,6 +314,14 @@ func (c *Client) LoadOlder(ctx context.Context) error {
 // SetIncludeInternal shows or hides internal messages and re-reads.
 func (c *Client) SetIncludeInternal(ctx context.Context, include bool) error {
 	return c.handle(ctx, synccore.Event{Type: synccore.EvSetIncludeInternal, IncludeInternal: include})
+}
+
+// Reconnect tries to connect now when the client waits to reconnect
+// (status backoff), instead of at the end of its backoff: call it when the
+// network is known to be back. It does nothing while the client is
+// connecting, syncing or live.
+func (c *Client) Reconnect(ctx context.Context) error {
+	return c.request(ctx, c.reconnectNow)
 }
 
 // Messages reads a page of history directly from the server (not from the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -93,15 +94,16 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 	report := func(ev synccore.Event) {
 		c.send(loopEvent{kind: evSub, epoch: epoch, gen: gen, ev: ev})
 	}
-	lost := func(err error) {
-		report(synccore.Event{Type: synccore.EvConnectionLost, Error: err.Error()})
+	lost := func(err, cause error) {
+		c.send(loopEvent{kind: evSub, epoch: epoch, gen: gen, cause: cause,
+			ev: synccore.Event{Type: synccore.EvConnectionLost, Error: err.Error()}})
 	}
 	conn, err := c.dial(s.ctx, sessionID)
 	if err != nil {
 		if s.ctx.Err() == nil {
 			c.log.Warn("subscribe failed", "err", err)
 		}
-		lost(err)
+		lost(err, err)
 		return
 	}
 	if !s.attach(conn) {
@@ -121,7 +123,12 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 	for {
 		typ, data, err := conn.ReadMessage()
 		if err != nil {
-			lost(err)
+			var cause error
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) && s.ctx.Err() == nil {
+				cause = &NetworkError{fmt.Errorf("subscription: %w", err)}
+			}
+			lost(err, cause)
 			return
 		}
 		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
@@ -132,28 +139,46 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 	}
 }
 
-// dial opens the WebSocket of sessionID's subscription.
+// dial opens the WebSocket of sessionID's subscription. A refusal is the
+// server's typed error (not_found for a session that is gone), and a 401
+// or 403 is tried once more if the TokenSource gives a new token; a dial
+// that got no answer is a *NetworkError.
 func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, error) {
 	u, err := subscribeURL(c.cfg.BaseURL, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	header := http.Header{}
-	if c.cfg.Token != "" {
-		header.Set("Authorization", "Bearer "+c.cfg.Token)
-	}
 	d := c.cfg.Dialer
 	if d == nil {
 		d = websocket.DefaultDialer
 	}
-	conn, resp, err := d.DialContext(ctx, u, header)
-	if err != nil {
-		if resp != nil {
-			return nil, fmt.Errorf("bindings: subscribe %s: HTTP %s: %w", u, resp.Status, err)
+	for attempt := 0; ; attempt++ {
+		tok, err := c.api.token(ctx)
+		if err != nil {
+			return nil, synccore.Errorf(synccore.CodeUnauthorized, "subscribe: %v", err)
 		}
-		return nil, fmt.Errorf("bindings: subscribe %s: %w", u, err)
+		header := http.Header{}
+		if tok != "" {
+			header.Set("Authorization", "Bearer "+tok)
+		}
+		conn, resp, err := d.DialContext(ctx, u, header)
+		if err == nil {
+			return conn, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("bindings: subscribe %s: %w", u, ctx.Err())
+		}
+		if resp == nil {
+			return nil, &NetworkError{fmt.Errorf("subscribe %s: %w", u, err)}
+		}
+		// gorilla keeps the first KiB of a refused handshake's body.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		serr := serverError(resp, data)
+		if attempt == 0 && refusedToken(serr) && c.api.refresh(ctx, tok) {
+			continue
+		}
+		return nil, fmt.Errorf("bindings: subscribe %s: %w", u, serr)
 	}
-	return conn, nil
 }
 
 // subscribeURL turns the HTTP base URL into the subscription's ws:// URL.

@@ -38,4 +38,13 @@
 // core in one goroutine, and recovers by itself: a lost connection is
 // re-established with backoff, and a core that traps is rebuilt and resynced
 // from the server's snapshot, with nothing lost to the caller.
+//
+// What cannot be retried ends the client at once, typed: a session that is
+// gone (errors.Is(err, synccore.ErrNotFound)) and a token the server
+// refuses (synccore.ErrUnauthorized) unless Config.TokenSource gives a new
+// one, which is then used for HTTP and the WebSocket. Dial also returns the
+// first network failure (a *NetworkError, errors.Is(err, ErrNetwork),
+// Retryable); a client made by New retries it and shows it (View.Cause).
+// Client.Reconnect connects at once when the client waits in backoff (the
+// network is known to be back). See docs/protocol.md §6.8.
 package bindings

@@ -34,6 +34,9 @@ type loopEvent struct {
 	gen   uint64
 	fn    func() error
 	ack   chan error
+	// cause is why a subscription or a page read failed (connection_lost,
+	// page_failed): a *NetworkError or the server's typed refusal.
+	cause error
 }
 
 // loopState is owned by the loop goroutine.
@@ -49,8 +52,13 @@ type loopState struct {
 	// What changed since the last flush.
 	dirty         bool // the core handled an event whose changes are not taken yet
 	status        string
+	reason        string // the core's reason for status
 	statusChanged bool
-	acks          []pendingAck
+	// cause is the last failure to connect or read since the client was
+	// last live (View.Cause); causeChanged asks for a view that shows it.
+	cause        error
+	causeChanged bool
+	acks         []pendingAck
 	// pending is what changed since the last published view: one take of
 	// the core per refresh, so each changed message appears once (more
 	// than one take only when a patch failed and the view was read whole).
@@ -157,6 +165,9 @@ func (c *Client) process(le loopEvent, last bool) {
 			return
 		}
 	}
+	if le.cause != nil && c.failed(le.cause) {
+		return // the client ends: the core hears nothing more
+	}
 	ev := le.ev
 	if l.broken {
 		if le.ack != nil {
@@ -217,7 +228,10 @@ func (c *Client) execute(cmds []synccore.Command) {
 		case synccore.CmdRender:
 			// What changed is taken once per flush (Core.Changes).
 		case synccore.CmdStatus:
-			l.status, l.statusChanged = cmd.Status, true
+			l.status, l.reason, l.statusChanged = cmd.Status, cmd.Reason, true
+			if cmd.Status == synccore.StatusLive && l.cause != nil {
+				l.cause, l.causeChanged = nil, true
+			}
 			c.log.Debug("status", "status", cmd.Status, "reason", cmd.Reason)
 		default:
 			c.log.Warn("unknown core command", "command", cmd.Type)
@@ -316,7 +330,7 @@ func (c *Client) flush() {
 	if v, ch, ok := c.nextView(); ok {
 		c.publish(v, ch)
 	}
-	l.dirty, l.statusChanged = false, false
+	l.dirty, l.statusChanged, l.causeChanged = false, false, false
 	for _, a := range l.acks {
 		a.ch <- a.err
 	}
@@ -376,6 +390,8 @@ func (c *Client) nextView() (View, *synccore.Changes, bool) {
 		return View{
 			SessionID:          c.cfg.SessionID,
 			Status:             ch.Status,
+			Reason:             l.reason,
+			Cause:              l.cause,
 			Messages:           msgs,
 			Total:              ch.Total,
 			HasMoreOlder:       ch.HasMoreOlder,
@@ -385,10 +401,13 @@ func (c *Client) nextView() (View, *synccore.Changes, bool) {
 		}, ch, true
 	case l.broken && l.statusChanged:
 		// The core is being rebuilt: keep the old messages (stale but whole).
-		v.Status = l.status
+		v.Status, v.Reason, v.Cause = l.status, l.reason, l.cause
 		return v, nil, true
 	case l.recoveringStatus != "" && l.recoveringStatus != v.Status:
-		v.Status = l.recoveringStatus
+		v.Status, v.Reason, v.Cause = l.recoveringStatus, l.reason, l.cause
+		return v, nil, true
+	case l.causeChanged || l.statusChanged && v.Reason != l.reason:
+		v.Reason, v.Cause = l.reason, l.cause
 		return v, nil, true
 	}
 	return v, nil, false
@@ -418,7 +437,10 @@ func (c *Client) shutdown() {
 		c.log.Warn("close core", "err", err)
 	}
 	v := c.View()
-	v.Status = synccore.StatusClosed
+	v.Status, v.Reason = synccore.StatusClosed, "closed by the host"
+	if err := c.Err(); err != nil {
+		v.Reason, v.Cause = err.Error(), err
+	}
 	c.publish(v, nil)
 	for _, a := range l.acks {
 		a.ch <- errClosed
@@ -465,6 +487,45 @@ func (c *Client) fetchPage(cmd synccore.Command) {
 			c.log.Warn("page read failed", "err", err, "before_sequence", cmd.BeforeSequence)
 			ev = synccore.Event{Type: synccore.EvPageFailed, RequestID: cmd.RequestID, Error: err.Error()}
 		}
-		c.send(loopEvent{kind: evIO, epoch: epoch, ev: ev})
+		c.send(loopEvent{kind: evIO, epoch: epoch, ev: ev, cause: err})
 	}()
+}
+
+// failed takes the cause of a failed subscription or page read. A session
+// that is gone (not_found) or a refused token that no TokenSource replaced
+// (unauthorized, forbidden) ends the client at once: retrying cannot help,
+// and Err, the last view's Cause and Dial say why. Any other cause is
+// shown (View.Cause) while the core backs off and retries. It reports
+// whether the client ends.
+func (c *Client) failed(cause error) bool {
+	l := &c.loop
+	if terminal(cause) {
+		c.log.Warn("giving up on the session", "err", cause)
+		c.stop(cause)
+		c.cancel()
+		return true
+	}
+	if l.status != synccore.StatusLive { // an older page that failed while live is retried unseen
+		l.cause, l.causeChanged = cause, true
+	}
+	return false
+}
+
+// reconnectNow fires the pending timers of a client waiting to reconnect
+// (Reconnect): the core connects at once instead of at the end of its
+// backoff.
+func (c *Client) reconnectNow() error {
+	l := &c.loop
+	if l.broken || l.status != synccore.StatusBackoff {
+		return nil
+	}
+	ids := make([]uint64, 0, len(l.timers))
+	for id, t := range l.timers {
+		t.Stop()
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		c.process(loopEvent{kind: evIO, epoch: l.epoch, ev: synccore.Event{Type: synccore.EvTimerFired, TimerID: id}}, false)
+	}
+	return nil
 }

@@ -55,7 +55,7 @@ func TestAnswerAndActionRetryRefusalsOnly(t *testing.T) {
 	calls.Store(0)
 	cut.Store(true)
 	_, err = api.Answer(ctx, "ses_1", "int_1", Approval(true))
-	var te *transportError
+	var te *NetworkError
 	if !errors.As(err, &te) || calls.Load() != 1 {
 		t.Fatalf("answer whose connection was cut: %v after %d calls, want one transport error", err, calls.Load())
 	}

@@ -30,13 +30,6 @@ const (
 	maxRetryAfter = 30 * time.Second
 )
 
-// transportError is a request that got no answer: it may or may not have
-// reached the server.
-type transportError struct{ err error }
-
-func (e *transportError) Error() string { return e.err.Error() }
-func (e *transportError) Unwrap() error { return e.err }
-
 // parseRetryAfter is a Retry-After header's wait (whole seconds, §3), 0
 // without one.
 func parseRetryAfter(h http.Header) time.Duration {
@@ -81,7 +74,7 @@ func sendWait(err error, after time.Duration, n int) (time.Duration, bool) {
 		return 0, false
 	}
 	backoff := firstSendBackoff << min(n, 6)
-	var te *transportError
+	var te *NetworkError
 	if errors.As(err, &te) {
 		return backoff, true
 	}
@@ -101,13 +94,13 @@ func sendWait(err error, after time.Duration, n int) (time.Duration, bool) {
 // retriedRefusals is retried for a request that must not be sent twice
 // (an answer, an action): only a refusal the server made for now (429
 // rate_limited, 503 closed) is sent again, DefaultSendRetries times at
-// most; a request whose answer was lost (transportError) is not, since it
+// most; a request whose answer was lost (NetworkError) is not, since it
 // may have been served.
 func retriedRefusals(ctx context.Context, attempt func(retryAfter *time.Duration) error) error {
 	var lost error
 	err := retried(ctx, 0, func(retryAfter *time.Duration) error {
 		err := attempt(retryAfter)
-		var te *transportError
+		var te *NetworkError
 		if errors.As(err, &te) {
 			lost = err
 			return nil // ends the retries; lost is the answer

@@ -13,6 +13,17 @@ import (
 // it accepts (httpwire.Session: the shape is declared once).
 type Session = httpwire.Session
 
+// Delivery is how a message sent while a turn runs is answered
+// (SendOptions.Delivery).
+type Delivery = httpwire.Delivery
+
+// Deliveries of SendOptions.Delivery.
+const (
+	DeliverySteer     = httpwire.DeliverySteer
+	DeliveryQueue     = httpwire.DeliveryQueue
+	DeliveryInterrupt = httpwire.DeliveryInterrupt
+)
+
 // ActionType names a session operation (API.Action).
 type ActionType = httpwire.ActionType
 

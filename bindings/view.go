@@ -17,6 +17,14 @@ type View struct {
 	SessionID string
 	// Status is the connection status (synccore.Status*).
 	Status string
+	// Reason is why the status is what it is, as the core said (e.g.
+	// "connection lost: ..."); empty when live.
+	Reason string
+	// Cause is the last failure to connect or read since the client was
+	// last live: a *NetworkError, or the server's *synccore.Error (a 503
+	// closed, a 429 rate_limited; a not_found or unauthorized one ends
+	// the client, see Client.Err). Nil while live.
+	Cause error
 	// Messages is the window, oldest first.
 	Messages synccore.MessageList
 	// Total is the number of messages in the session (not only the window).

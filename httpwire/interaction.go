@@ -26,6 +26,11 @@ type InteractionRequest struct {
 	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
 	// Question (questions) is the text to show.
 	Question string `msgpack:"question,omitempty" json:"question,omitempty"`
+	// ExpiresAt, when set (a server with an interaction timeout), is when
+	// the interaction expires unanswered, RFC 3339 in UTC: it is then
+	// cancelled with the response {"expired": true}, its tool ends
+	// output-error, and the turn goes on.
+	ExpiresAt string `msgpack:"expires_at,omitempty" json:"expires_at,omitempty"`
 }
 
 // InteractionResponse answers an interaction: Approved for an approval,
@@ -58,7 +63,7 @@ func RequestOf(p *synccore.Part) (InteractionRequest, bool) {
 	}
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	r := InteractionRequest{Kind: InteractionKind(str("kind")), ToolCallID: str("tool_call_id"),
-		ToolName: str("tool_name"), Input: m["input"], Reason: str("reason"), Question: str("question")}
+		ToolName: str("tool_name"), Input: m["input"], Reason: str("reason"), Question: str("question"), ExpiresAt: str("expires_at")}
 	return r, r.Kind != ""
 }
 

@@ -9,7 +9,31 @@ type PostMessageRequest struct {
 	Parts []synccore.Part `msgpack:"parts" json:"parts"`
 	// Visibility is "visible" when empty.
 	Visibility synccore.Visibility `msgpack:"visibility,omitempty" json:"visibility,omitempty"`
+	// Delivery says what a message sent while a turn runs does (ignored
+	// when none runs): DeliverySteer (empty: the default) joins the running
+	// turn, whose next step reads it; DeliveryQueue answers it in a turn
+	// of its own once the running one ends; DeliveryInterrupt stops the
+	// running turn and then answers it.
+	Delivery Delivery `msgpack:"delivery,omitempty" json:"delivery,omitempty"`
 }
+
+// Delivery is how a message sent while a turn runs is answered
+// (PostMessageRequest.Delivery).
+type Delivery string
+
+// Deliveries.
+const (
+	DeliverySteer     Delivery = "steer"     // the running turn reads it at its next step
+	DeliveryQueue     Delivery = "queue"     // the next turn answers it, after the running one
+	DeliveryInterrupt Delivery = "interrupt" // the running turn stops; a new one answers it
+)
+
+// DataTypeDelivery is the data_type of the part the server adds to a
+// message queued or interrupting (Delivery queue or interrupt, sent while
+// a turn ran): {"delivery": "queue" | "interrupt"}. Its turn_id is the
+// turn that will answer it: until a message of that turn follows, the
+// message is waiting, and every device shows it as queued.
+const DataTypeDelivery = "agentsync.delivery"
 
 // ActionType names a session operation of POST /v1/sessions/{id}/actions.
 // Each constant is named as the wire names its value.

@@ -47,3 +47,14 @@ export declare function toUIMessages(view: View | { messages: Message[] }): Agen
 export declare function toUIMessage(message: Message): AgentsyncUIMessage;
 /** The text of a failed tool's output: its `error` field, or the output as JSON. */
 export declare function errorText(output: unknown): string;
+
+/**
+ * Wraps a ChatTransport so that useChat's stop() stops the agent's turn on
+ * the server (POST {api}/{chatId}/stop, the session's stop action): an
+ * aborted request alone (a reload, a lost network) stops nothing, since
+ * the server resumes a turn across those.
+ */
+export declare function withServerStop<T extends { sendMessages: (...args: any[]) => Promise<unknown>; reconnectToStream: (...args: any[]) => Promise<unknown> }>(
+  transport: T,
+  opts: { api: string; headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>); fetch?: typeof fetch },
+): T;

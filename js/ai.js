@@ -125,3 +125,84 @@ function withOptional(obj, key, value, rest) {
   if (value !== undefined && value !== null && value !== '') obj[key] = value;
   return rest ? Object.assign(obj, rest) : obj;
 }
+
+/**
+ * Makes useChat's stop() stop the agent on the server, for the reference
+ * server's /v1/chat. useChat's stop() only aborts the request it has under
+ * way (the POST, or the GET of a resumed stream); the server cannot tell
+ * that abort from a reload or a lost network, and must not stop a
+ * resumable turn on those. This wraps a ChatTransport (DefaultChatTransport
+ * on `${server}/v1/chat`) so that an abort of a request, and only an abort,
+ * also sends the session's stop: POST {api}/{chatId}/stop with the
+ * message_id the stream started, which stops that turn (on whichever node
+ * serves the session) and nothing later. An abort followed at once by
+ * another request of the same chat (useChat replacing a resumed stream by
+ * a new one) is not a stop.
+ *
+ *   const transport = withServerStop(new DefaultChatTransport({ api }), { api });
+ *   useChat({ id: sessionId, resume: true, transport });
+ *
+ * @template T
+ * @param {T} transport a ChatTransport (sendMessages, reconnectToStream)
+ * @param {{api: string, headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>), fetch?: typeof fetch}} opts
+ *   api: the chat endpoint, e.g. 'http://127.0.0.1:8080/v1/chat';
+ *   headers: sent with the stop (a bearer token, say)
+ * @returns {T}
+ */
+export function withServerStop(transport, { api, headers, fetch: fetchImpl } = {}) {
+  if (typeof api !== 'string' || api === '') throw new TypeError('withServerStop: opts.api (the /v1/chat URL) is required');
+  const base = api.replace(/\/+$/, '');
+  const requests = new Map(); // chatId -> how many requests it has made
+  const stop = async (chatId, messageId) => {
+    const h = typeof headers === 'function' ? await headers() : headers;
+    const body = messageId ? JSON.stringify({ message_id: messageId }) : undefined;
+    const f = fetchImpl ?? globalThis.fetch;
+    await f(`${base}/${encodeURIComponent(chatId)}/stop`, {
+      method: 'POST',
+      headers: { ...h, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body,
+    });
+  };
+  // Watches one request: the message its stream starts, and its abort.
+  const watch = (chatId, abortSignal) => {
+    const n = (requests.get(chatId) ?? 0) + 1;
+    requests.set(chatId, n);
+    const seen = { messageId: undefined };
+    abortSignal?.addEventListener(
+      'abort',
+      () => {
+        // A request that replaces this one starts in the same task.
+        setTimeout(() => {
+          if (requests.get(chatId) !== n) return;
+          stop(chatId, seen.messageId).catch(() => {});
+        }, 0);
+      },
+      { once: true },
+    );
+    return (stream) =>
+      stream &&
+      stream.pipeThrough(
+        new TransformStream({
+          transform(chunk, controller) {
+            if (chunk?.type === 'start' && typeof chunk.messageId === 'string') seen.messageId = chunk.messageId;
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+  };
+  return {
+    ...transport,
+    // The prototype's own fields (resumeStreamIsReplay) as the chat reads them.
+    get resumeStreamIsReplay() {
+      return transport.resumeStreamIsReplay;
+    },
+    async sendMessages(options) {
+      const tap = watch(options.chatId, options.abortSignal);
+      return tap(await transport.sendMessages(options));
+    },
+    async reconnectToStream(options) {
+      const tap = watch(options.chatId, options.abortSignal);
+      return tap(await transport.reconnectToStream(options));
+    },
+  };
+}

@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'internal'
   | 'closed'
   | 'timeout'
-  | 'core_broken';
+  | 'core_broken'
+  | 'network';
 
 export declare const ERROR_CODES: Readonly<Record<ErrorCode, Readonly<{ status: number; doc: string }>>>;
 

@@ -23,6 +23,7 @@ export const ERROR_CODES = Object.freeze({
   closed: Object.freeze({ status: 503, doc: "the server is stopping or the request was cancelled; from a client: it was closed" }),
   timeout: Object.freeze({ status: 0, doc: "a host gave up waiting (e.g. for the session to become live)" }),
   core_broken: Object.freeze({ status: 0, doc: "the client core panicked or trapped: discard it and rebuild" }),
+  network: Object.freeze({ status: 0, doc: "a host got no answer from the server (refused, cut, a name that does not resolve); retryable" }),
 });
 
 // The code of an HTTP error answer that carries no typed {code, message} body.

@@ -11,6 +11,19 @@
  */
 export const CORE_BROKEN = 'core_broken';
 
+/**
+ * The code of a request or a socket that got no answer from the server
+ * (refused, cut, a name that does not resolve): never sent by a server,
+ * always retryable.
+ */
+export const NETWORK = 'network';
+
+/** The codes after which the same request can never succeed as it is: the session is gone, or who asks is refused. */
+export const TERMINAL_CODES = new Set(['not_found', 'unauthorized', 'forbidden']);
+
+/** The codes after which trying again later may succeed. */
+const RETRYABLE_CODES = new Set([NETWORK, 'rate_limited', 'closed', 'timeout', 'internal']);
+
 /** A typed error of the kit: the same codes as synccore/errors.go and the server. */
 export class AgentsyncError extends Error {
   constructor(code, message, extra = {}) {
@@ -18,6 +31,8 @@ export class AgentsyncError extends Error {
     this.name = 'AgentsyncError';
     this.code = code;
     this.detail = message;
+    /** Whether trying the same thing again later may succeed. */
+    this.retryable = RETRYABLE_CODES.has(code);
     Object.assign(this, extra);
   }
 }

@@ -2,35 +2,104 @@
 // token, typed errors, and the idempotent retried post that send() makes.
 // Every retry decision of the host is made in this file.
 
-import { AgentsyncError } from './errors.js';
+import { AgentsyncError, NETWORK } from './errors.js';
 import { codeForStatus } from './errcodes.js';
 import { decode } from './msgpack.js';
 
-/** The small REST client shared by Session, createSession and the session functions. */
+/**
+ * The small REST client shared by Session, createSession and the session
+ * functions. Every rejection is an AgentsyncError: a fetch that got no
+ * answer is code 'network' (retryable: true, the fetch's error as cause).
+ */
 export class Http {
   /**
    * @param {string} url the server's base URL
-   * @param {string} [token] a bearer token
+   * @param {string | (() => string | Promise<string>)} [token] a bearer
+   *   token, or a provider asked for the first one and again after the
+   *   server refused the current one (401, 403)
    * @param {typeof fetch} [fetchImpl]
    */
   constructor(url, token, fetchImpl) {
     this.base = String(url).replace(/\/+$/, '');
-    this.token = token;
+    this.tokenSource = typeof token === 'function' ? token : null;
+    /** The token in use: the static one, or the provider's last. */
+    this.token = typeof token === 'function' ? undefined : token;
+    this.tokenPromise = null; // a provider call under way, shared by its callers
     this.fetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
   }
 
+  /** The token option as given (a string or the provider), to build another Http with. */
+  get tokenOption() {
+    return this.tokenSource ?? this.token;
+  }
+
+  /** The token to send now (the provider's first one is fetched once). */
+  async currentToken() {
+    if (this.tokenSource && this.token === undefined) await this.askToken();
+    return this.token;
+  }
+
+  // One provider call at a time; its answer becomes the current token.
+  askToken() {
+    this.tokenPromise ??= (async () => {
+      try {
+        const t = await this.tokenSource();
+        if (typeof t !== 'string') throw new TypeError(`the token provider gave ${typeof t}, not a string`);
+        this.token = t;
+        return t;
+      } catch (err) {
+        throw err instanceof AgentsyncError ? err : new AgentsyncError('unauthorized', `token provider: ${err?.message ?? err}`, { cause: err });
+      } finally {
+        this.tokenPromise = null;
+      }
+    })();
+    return this.tokenPromise;
+  }
+
+  /**
+   * After the server refused `refused`: whether another token is current
+   * now (one another request refreshed, or a new one from the provider).
+   */
+  async refresh(refused) {
+    if (!this.tokenSource) return false;
+    if (this.token !== undefined && this.token !== refused) return true;
+    try {
+      return (await this.askToken()) !== refused;
+    } catch {
+      return false;
+    }
+  }
+
   /** The headers of a request: extra, plus the bearer token if there is one. */
-  headers(extra) {
+  headers(extra, token = this.token) {
     const h = { ...extra };
-    if (this.token) h.Authorization = `Bearer ${this.token}`;
+    if (token) h.Authorization = `Bearer ${token}`;
     return h;
+  }
+
+  /**
+   * fetch with the bearer token; a 401 or 403 is sent once more if the
+   * provider gives a new token; a fetch that rejects is a 'network' error.
+   */
+  async send(path, init) {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.currentToken();
+      let res;
+      try {
+        res = await this.fetch(this.base + path, { ...init, headers: this.headers(init.headers, token) });
+      } catch (err) {
+        throw networkError(`${init.method ?? 'GET'} ${path}`, err);
+      }
+      if (attempt === 0 && (res.status === 401 || res.status === 403) && (await this.refresh(token))) continue;
+      return res;
+    }
   }
 
   /** One JSON request; resolves with the decoded answer (null for none), rejects with an AgentsyncError. */
   async json(method, path, body) {
     const res = await this.exchange(method, path, body);
     if (!res.ok) throw httpError(res.status, res.text);
-    return res.text ? JSON.parse(res.text) : null;
+    return parseJSON(res.text);
   }
 
   /**
@@ -42,7 +111,7 @@ export class Http {
   async jsonRetried(method, path, body, retries = 3) {
     for (let attempt = 0; ; attempt++) {
       const res = await this.exchange(method, path, body);
-      if (res.ok) return res.text ? JSON.parse(res.text) : null;
+      if (res.ok) return parseJSON(res.text);
       const delay = retryDelay(res, attempt);
       if (!RETRIED_STATUSES.has(res.status) || attempt >= retries || delay === Infinity) throw httpError(res.status, res.text);
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -55,19 +124,30 @@ export class Http {
    * again.
    */
   async exchange(method, path, body, extraHeaders) {
-    const init = { method, headers: this.headers({ Accept: 'application/json', ...extraHeaders }) };
+    const init = { method, headers: { Accept: 'application/json', ...extraHeaders } };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    const res = await this.fetch(this.base + path, init);
-    return { ok: res.ok, status: res.status, headers: res.headers, text: await res.text() };
+    const res = await this.send(path, init);
+    let text;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw networkError(`read the answer of ${method} ${path}`, err);
+    }
+    return { ok: res.ok, status: res.status, headers: res.headers, text };
   }
 
   /** GET with Accept: application/msgpack; resolves with the raw body bytes. */
   async msgpack(path) {
-    const res = await this.fetch(this.base + path, { headers: this.headers({ Accept: 'application/msgpack' }) });
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const res = await this.send(path, { headers: { Accept: 'application/msgpack' } });
+    let bytes;
+    try {
+      bytes = new Uint8Array(await res.arrayBuffer());
+    } catch (err) {
+      throw networkError(`read the answer of GET ${path}`, err);
+    }
     if (!res.ok) {
       let text;
       try {
@@ -78,6 +158,20 @@ export class Http {
       throw httpError(res.status, text);
     }
     return bytes;
+  }
+}
+
+/** The error of a request that got no answer: code 'network', retryable, the transport's error as cause. */
+export function networkError(what, cause) {
+  return new AgentsyncError(NETWORK, `${what}: ${cause?.message ?? cause}${cause?.cause?.code ? ` (${cause.cause.code})` : ''}`, { cause, retryable: true });
+}
+
+function parseJSON(text) {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AgentsyncError('malformed', `answer is not JSON: ${err.message}`);
   }
 }
 
@@ -167,7 +261,7 @@ export async function postIdempotent(http, path, body, { key = newIdempotencyKey
       // not have been committed, which is what the key is for.
       failure = err;
     }
-    if (res?.ok) return JSON.parse(res.text);
+    if (res?.ok) return parseJSON(res.text);
     if (res) failure = httpError(res.status, res.text);
     const delay = retryDelay(res, attempt);
     if ((res && !RETRIED_STATUSES.has(res.status)) || attempt >= retries || delay === Infinity) throw failure;

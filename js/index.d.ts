@@ -106,12 +106,16 @@ export interface ApprovalRequest {
   tool_call_id: string;
   tool_name: string;
   input: unknown;
+  /** When the approval expires unanswered (RFC 3339, UTC): set by a server with an interaction timeout. */
+  expires_at?: string;
 }
 
 export interface QuestionRequest {
   kind: 'question';
   question: string;
   tool_call_id: string;
+  /** When the question expires unanswered (RFC 3339, UTC). */
+  expires_at?: string;
 }
 
 export interface ApprovalResponse {
@@ -130,13 +134,13 @@ interface InteractionBase extends PartBase {
 
 export interface ApprovalInteraction extends InteractionBase {
   request: ApprovalRequest;
-  /** Set once resolved. */
+  /** Set once resolved (one cancelled at its expires_at holds `{expired: true}` instead). */
   response?: ApprovalResponse;
 }
 
 export interface QuestionInteraction extends InteractionBase {
   request: QuestionRequest;
-  /** Set once resolved. */
+  /** Set once resolved (one cancelled at its expires_at holds `{expired: true}` instead). */
   response?: QuestionResponse;
 }
 
@@ -231,8 +235,16 @@ export interface ConnectOptions {
   /** The server's base URL, e.g. "http://127.0.0.1:8080". */
   url: string;
   sessionId: string;
-  /** Bearer token (sent as ?token= on the WebSocket, which cannot carry headers in browsers). */
-  token?: string;
+  /**
+   * Bearer token (sent as ?token= on the WebSocket, which cannot carry
+   * headers in browsers), or a provider: asked for the first token, and
+   * again whenever the server refuses the current one (401, 403). A new
+   * token is used at once for HTTP (the refused request is sent once more)
+   * and for the WebSocket; the same token again, or a provider that
+   * throws, makes the refusal final (code 'unauthorized', the session
+   * closes).
+   */
+  token?: TokenOption;
   /** Page size of snapshot reads, 1..200 (default: the core's, 50). */
   pageLimit?: number;
   includeInternal?: boolean;
@@ -254,10 +266,22 @@ export interface ConnectOptions {
   onStatus?: (e: StatusEvent) => void;
 }
 
+/** A static bearer token, or a provider of the current one. */
+export type TokenOption = string | (() => string | Promise<string>);
+
 export interface StatusEvent {
   status: Status;
   reason: string;
+  /**
+   * Why the session is not live: the last failure to connect or read
+   * (code 'network', or the server's refusal); null while live. With
+   * status 'closed' after not_found or unauthorized, what ended it.
+   */
+  cause: AgentsyncError | null;
 }
+
+/** The code of a request or socket that got no answer (refused, cut, unresolved): retryable, never sent by a server. */
+export declare const NETWORK: 'network';
 
 /**
  * The error code of a broken core (a recovered panic in the module, or a
@@ -273,11 +297,26 @@ export declare class AgentsyncError extends Error {
   detail: string;
   /** HTTP status, for errors of the REST API. */
   status?: number;
+  /** Whether trying the same thing again later may succeed (network, rate_limited, closed, timeout, internal). */
+  retryable: boolean;
+  /** For code 'network': the transport's own error (fetch's TypeError). */
+  cause?: unknown;
 }
 
 export declare class Session {
   readonly sessionId: string;
   readonly status: Status;
+  /**
+   * Why the session is not live: the last failure to connect or read, null
+   * while live; after a final not_found or unauthorized, what closed it.
+   */
+  readonly cause: AgentsyncError | null;
+  /**
+   * Connects now if the session waits to reconnect (status 'backoff')
+   * instead of at the end of its backoff; returns whether it did. Called
+   * by the session itself when a browser goes back online.
+   */
+  reconnect(): boolean;
   /** How many times the core was discarded and rebuilt after a trap or a `core_broken` error. */
   readonly rebuilds: number;
   /** The current view (always up to date when read). */
@@ -370,6 +409,15 @@ export interface SendOptions {
   idempotencyKey?: string;
   /** Retries after a network failure, 503 or 429; default 3, 0 for none. */
   retries?: number;
+  /**
+   * What a message sent while a turn runs does: 'steer' (the default: the
+   * running turn reads it at its next step), 'queue' (a turn of its own
+   * answers it once the running one ends; it shows as queued, with a
+   * data part of data_type 'agentsync.delivery'), or 'interrupt' (the
+   * running turn stops, then a new one answers it). Ignored when no turn
+   * runs.
+   */
+  delivery?: Delivery;
 }
 
 export declare function connect(opts: ConnectOptions): Promise<Session>;
@@ -491,6 +539,12 @@ export interface CreateSessionRequest {
 }
 
 /**
+ * Delivery is how a message sent while a turn runs is answered
+ * (PostMessageRequest.Delivery).
+ */
+export type Delivery = 'steer' | 'queue' | 'interrupt';
+
+/**
  * ForkRequest is the body of POST /v1/sessions/{id}/fork: a new session of
  * the same conversation whose first BeforeSequence-1 messages are this
  * one's (shared, never copied). BeforeSequence is 2..head+1, and every
@@ -519,6 +573,14 @@ export interface PostMessageRequest {
   parts: Part[];
   /** Visibility is "visible" when empty. */
   visibility?: Visibility;
+  /**
+   * Delivery says what a message sent while a turn runs does (ignored
+   * when none runs): DeliverySteer (empty: the default) joins the running
+   * turn, whose next step reads it; DeliveryQueue answers it in a turn
+   * of its own once the running one ends; DeliveryInterrupt stops the
+   * running turn and then answers it.
+   */
+  delivery?: Delivery;
 }
 
 /**
@@ -583,13 +645,13 @@ export interface SessionList {
 // END httpwire
 
 /** The server's sessions, newest first (GET /v1/sessions). */
-export declare function listSessions(url: string, opts?: { token?: string; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
+export declare function listSessions(url: string, opts?: { token?: TokenOption; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
 
 /** Sets a session's title without connecting to it (PATCH /v1/sessions/{id}). */
-export declare function renameSession(url: string, sessionId: string, title: string, opts?: { token?: string; fetch?: typeof fetch }): Promise<SessionInfo>;
+export declare function renameSession(url: string, sessionId: string, title: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<SessionInfo>;
 
 /** Deletes a session and its messages without connecting to it (DELETE /v1/sessions/{id}). */
-export declare function deleteSession(url: string, sessionId: string, opts?: { token?: string; fetch?: typeof fetch }): Promise<void>;
+export declare function deleteSession(url: string, sessionId: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<void>;
 
 export interface Command {
   type: 'open_subscription' | 'close_subscription' | 'fetch_page' | 'set_timer' | 'render' | 'status';

@@ -10,7 +10,7 @@
 //   patcher.js  the view copy patched with the core's changes
 
 import { defaultWasmSource, loadModule } from './core.js';
-import { AgentsyncError } from './errors.js';
+import { AgentsyncError, TERMINAL_CODES } from './errors.js';
 import { Http, newIdempotencyKey, pageQuery, postIdempotent, sessionPath } from './http.js';
 import { Loop } from './loop.js';
 import { decode } from './msgpack.js';
@@ -18,12 +18,16 @@ import { ViewPatcher } from './patcher.js';
 import { ActionRetry } from './constants.js';
 
 export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
+export { NETWORK } from './errors.js';
 export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 export * from './constants.js';
 export { isApproval, isQuestion } from './parts.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
+
+/** The deliveries of a message sent while a turn runs (send's opts.delivery). */
+const DELIVERIES = new Set(['steer', 'queue', 'interrupt']);
 
 /**
  * Opens a session view and resolves once it is live (snapshot applied,
@@ -35,9 +39,9 @@ export async function connect(opts) {
   const session = new Session(opts);
   // Attached before the session starts, so no status change is missed.
   if (opts.onStatus) session.on('status', opts.onStatus);
-  await session._open();
-  if (opts.wait === false) return session;
   try {
+    await session._open();
+    if (opts.wait === false) return session;
     await session._waitLive(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (err) {
     session.close();
@@ -120,8 +124,11 @@ export class Session {
     this.listeners = new Set();
     this.handlers = new Map();
     this.patcher = new ViewPatcher(this.sessionId, this.handlers, (id) => this.loop.unknownMessage(id));
-    this.loop = new Loop(this, this.patcher, { http: this.http, WebSocket: WebSocketImpl, token: opts.token });
+    this.loop = new Loop(this, this.patcher, { http: this.http, WebSocket: WebSocketImpl });
     this.waitLive = null;
+    /** Why the session is not live: the last failure to connect or read (an AgentsyncError), null while live. */
+    this.cause = null;
+    this._onOnline = () => this.reconnect();
     this.notifiedView = null;
     this._notify = this._notifyNow.bind(this);
     this.flushScheduled = false;
@@ -172,8 +179,8 @@ export class Session {
         const t = setTimeout(() => settle(reject, new AgentsyncError('timeout', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
         cleanups.push(() => clearTimeout(t));
       }
-      cleanups.push(this.on('status', ({ status }) => {
-        if (status === 'closed') settle(reject, new AgentsyncError('closed', 'waitFor: session closed'));
+      cleanups.push(this.on('status', ({ status, cause }) => {
+        if (status === 'closed') settle(reject, cause ?? new AgentsyncError('closed', 'waitFor: session closed'));
       }));
       // subscribe() calls the listener at once, so the current view counts.
       const unsubscribe = this.subscribe((view) => {
@@ -276,6 +283,10 @@ export class Session {
   send(parts, opts = {}) {
     const body = { parts: typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts };
     if (opts.visibility) body.visibility = opts.visibility;
+    if (opts.delivery !== undefined) {
+      if (!DELIVERIES.has(opts.delivery)) return Promise.reject(new AgentsyncError('bad_request', `send: delivery must be steer, queue or interrupt, not ${opts.delivery}`));
+      body.delivery = opts.delivery;
+    }
     return postIdempotent(this.http, sessionPath(this.sessionId, '/messages'), body, {
       key: opts.idempotencyKey ?? newIdempotencyKey(),
       retries: opts.retries ?? 3,
@@ -313,7 +324,8 @@ export class Session {
 
   /** Sets the session's title; resolves with the session as the server now has it. */
   rename(title) {
-    return renameSession(this.http.base, this.sessionId, title, { token: this.http.token, fetch: this.http.fetch });
+    if (typeof title !== 'string') return Promise.reject(new AgentsyncError('bad_request', 'rename: title must be a string'));
+    return this.http.json('PATCH', sessionPath(this.sessionId), { title });
   }
 
   /**
@@ -413,13 +425,31 @@ export class Session {
     return this.loop.dropConnection();
   }
 
+  /**
+   * Connects now if the session waits to reconnect (status backoff),
+   * instead of at the end of its backoff; does nothing otherwise. The
+   * session calls it itself when a browser goes back online. Returns
+   * whether a reconnect was started.
+   */
+  reconnect() {
+    return this.loop.reconnectNow();
+  }
+
   /** Stops syncing for good. The view stays readable. */
   close() {
+    this._close(null);
+  }
+
+  // Closes the session; cause, if given, is why it cannot go on (a session
+  // that is gone, a refused token): waiters reject with it, not 'closed'.
+  _close(cause) {
     if (this.closed) return;
+    globalThis.removeEventListener?.('online', this._onOnline);
+    if (cause) this.cause = cause; // before the core's status closed is heard
     this.loop.close();
-    this._setStatus('closed', 'closed by the host');
+    this._setStatus('closed', cause ? cause.message : 'closed by the host');
     this.loop.flush();
-    for (const fn of this.waitLive ?? []) fn.reject(new AgentsyncError('closed', 'session closed'));
+    for (const fn of this.waitLive ?? []) fn.reject(cause ?? new AgentsyncError('closed', 'session closed'));
     this.waitLive = null;
   }
 
@@ -429,7 +459,34 @@ export class Session {
     const module = await loadModule(this.wasmSource ?? (await defaultWasmSource()));
     this.module = module;
     if (this.closed) return;
+    await this.http.currentToken(); // the socket's first URL needs it
+    if (this.closed) return;
+    globalThis.addEventListener?.('online', this._onOnline);
     await this.loop.open(module);
+  }
+
+  /**
+   * For the loop: a connection or a page read failed with cause. A session
+   * that is gone (not_found) or a token refused for good (unauthorized,
+   * forbidden) ends the session at once ('error', then status closed);
+   * any other cause is kept (Session.cause, the next status event) while
+   * the core backs off, and a connect() still waiting rejects with it.
+   * Returns whether the session ended.
+   */
+  _failed(cause) {
+    if (this.closed) return true;
+    if (TERMINAL_CODES.has(cause.code) && !cause.retryable) {
+      this._emit('error', cause);
+      this._close(cause);
+      return true;
+    }
+    if (this.status === 'live') return false; // an older page failed while live: the core retries it
+    this.cause = cause;
+    if (cause.code !== 'unauthorized' && this.waitLive) {
+      for (const w of this.waitLive) w.reject(cause);
+      this.waitLive = null;
+    }
+    return false;
   }
 
   _log(...args) {
@@ -440,8 +497,9 @@ export class Session {
     if (!status || status === this.status) return;
     this.status = status;
     this.patcher.status = status;
+    if (status === 'live') this.cause = null;
     this._schedule();
-    this._emit('status', { status, reason: reason ?? '' });
+    this._emit('status', { status, reason: reason ?? '', cause: this.cause });
     if (status === 'live' && this.waitLive) {
       for (const w of this.waitLive) w.resolve();
       this.waitLive = null;

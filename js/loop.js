@@ -13,7 +13,7 @@
 
 import { COMPACT, Core } from './core.js';
 import { RENDER_ONLY } from './changes.js';
-import { AgentsyncError, CORE_BROKEN } from './errors.js';
+import { AgentsyncError, CORE_BROKEN, NETWORK, TERMINAL_CODES } from './errors.js';
 import { pageQuery, sessionPath } from './http.js';
 
 /** A jitter in 0..1000 for the core's backoff: the core has no randomness. */
@@ -38,13 +38,12 @@ export class Loop {
     this.patcher = patcher;
     this.http = io.http;
     this.WebSocket = io.WebSocket;
-    this.token = io.token;
     this.wsBase = io.http.base.replace(/^http/i, 'ws');
     this.module = null;
     this.core = null;
     this.gen = 0; // bumped on rebuild and close: late callbacks of an older generation are dropped
     this.ws = null;
-    this.timers = new Set();
+    this.timers = new Map(); // setTimeout handle -> the core's timer_id
     this.pageWaiters = new Map(); // request_id -> {resolve, reject}
     this.queue = [];
     this.replies = new Map(); // queued event -> callback for its Output (request)
@@ -236,7 +235,8 @@ export class Loop {
     const gen = this.gen;
     // kept=1: the core takes texts without the beginning it was sent (§4.5).
     let url = `${this.wsBase}${sessionPath(sessionId, '/subscribe')}?kept=1`;
-    if (this.token) url += `&token=${encodeURIComponent(this.token)}`;
+    const token = this.http.token;
+    if (token) url += `&token=${encodeURIComponent(token)}`;
     let ws;
     try {
       ws = new this.WebSocket(url);
@@ -246,8 +246,10 @@ export class Loop {
     }
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
+    let opened = false;
     const current = () => this.gen === gen && this.ws === ws;
     ws.onopen = () => {
+      opened = true;
       if (current()) this.dispatch({ type: 'subscription_opened' });
     };
     // The handlers are one-line closures over this socket; the work is in
@@ -255,8 +257,36 @@ export class Loop {
     // not specialised to one session (with the body inline, --trace-deopt
     // showed the hot path deoptimized when a session was collected).
     ws.onmessage = (e) => this.onMessage(gen, ws, e.data);
-    ws.onerror = () => this.lost(gen, ws, 'websocket error');
-    ws.onclose = (e) => this.lost(gen, ws, `websocket closed (${e?.code ?? ''}${e?.reason ? ` ${e.reason}` : ''})`);
+    // A socket refused before it opened tells nothing in a browser (no
+    // status, no body): an HTTP probe of the same session says why.
+    ws.onerror = () => (opened ? this.lost(gen, ws, 'websocket error') : this.refused(gen, ws, sessionId, token));
+    ws.onclose = (e) => (opened ? this.lost(gen, ws, `websocket closed (${e?.code ?? ''}${e?.reason ? ` ${e.reason}` : ''})`) : this.refused(gen, ws, sessionId, token));
+  }
+
+  /**
+   * A socket that failed before it opened: a one-message page read of the
+   * same session tells a session that is gone (not_found) or a refused
+   * token (unauthorized, once the provider has no new one), which end the
+   * session, from the network being down (code network) or a server
+   * refusing for now, which the core backs off from. The cause goes into
+   * the status's reason and Session.cause.
+   */
+  async refused(gen, ws, sessionId, token) {
+    if (this.gen !== gen || this.ws !== ws) return;
+    this.detach(ws);
+    let cause = null;
+    try {
+      await this.http.msgpack(sessionPath(sessionId, '/messages?limit=1'));
+      // The server answers: the socket failed for another reason (a proxy,
+      // a token refreshed by the probe itself). Back off and retry.
+      if (this.http.token !== token) cause = new AgentsyncError('unauthorized', 'the token was refused; a new one is in use', { retryable: true });
+    } catch (err) {
+      cause = err instanceof AgentsyncError ? err : new AgentsyncError(NETWORK, String(err?.message ?? err), { retryable: true });
+    }
+    if (this.gen !== gen || this.closed) return;
+    if (cause && this.host._failed(cause)) return;
+    this.dispatch({ type: 'connection_lost', error: cause ? cause.message : 'websocket refused', jitter: jitter() });
+    if (cause?.code === 'unauthorized') this.reconnectNow(); // with the new token, at once
   }
 
   onMessage(gen, ws, d) {
@@ -313,7 +343,12 @@ export class Loop {
       const data = await this.http.msgpack(path);
       ev = { type: 'page', request_id: id, data };
     } catch (err) {
-      ev = { type: 'page_failed', request_id: id, error: String(err?.message ?? err) };
+      if (this.gen !== gen || this.closed) return;
+      const e = err instanceof AgentsyncError ? err : new AgentsyncError(NETWORK, String(err?.message ?? err), { retryable: true });
+      if (this.host._failed(e)) return;
+      ev = { type: 'page_failed', request_id: id, error: e.message };
+      // Not a field of the event (the core gets its fields): for its waiter.
+      Object.defineProperty(ev, 'cause', { value: e });
     }
     if (this.gen === gen) this.dispatch(ev);
   }
@@ -325,7 +360,21 @@ export class Loop {
       this.timers.delete(t);
       if (this.gen === gen) this.dispatch({ type: 'timer_fired', timer_id: timerId });
     }, delay);
-    this.timers.add(t);
+    this.timers.set(t, timerId);
+  }
+
+  /**
+   * Fires the pending timers now when the session waits to reconnect
+   * (status backoff): the core connects at once instead of at the end of
+   * its backoff (Session.reconnect, the browser's online event).
+   */
+  reconnectNow() {
+    if (this.closed || !this.core || this.host.status !== 'backoff') return false;
+    const ids = [...this.timers.values()];
+    for (const t of this.timers.keys()) clearTimeout(t);
+    this.timers.clear();
+    for (const id of ids) this.dispatch({ type: 'timer_fired', timer_id: id });
+    return ids.length > 0;
   }
 
   /**
@@ -362,7 +411,7 @@ export class Loop {
     const w = this.pageWaiters.get(ev.request_id);
     if (!w) return;
     this.pageWaiters.delete(ev.request_id);
-    if (ev.type === 'page_failed') w.reject(new AgentsyncError('internal', ev.error ?? 'page failed'));
+    if (ev.type === 'page_failed') w.reject(ev.cause ?? new AgentsyncError('internal', ev.error ?? 'page failed'));
     else if (error) w.reject(new AgentsyncError(error.code, error.message ?? ''));
     else w.resolve();
   }
@@ -372,7 +421,7 @@ export class Loop {
   teardown(why) {
     this.gen++;
     this.closeSocket();
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers.keys()) clearTimeout(t);
     this.timers.clear();
     for (const ev of this.queue.splice(0)) this.reply(ev, undefined, why);
     for (const w of this.pageWaiters.values()) w.reject(why);

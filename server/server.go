@@ -69,6 +69,11 @@ type Config struct {
 	// ResumeInterrupted retries, at New, the turns a crash interrupted (as
 	// a client's "retry" action would).
 	ResumeInterrupted bool
+	// InteractionTimeout, if positive, is how long an approval or a
+	// question waits for its answer: its request carries expires_at, and
+	// past it the interaction is cancelled, its tool ends output-error
+	// and the turn goes on. Zero (or negative): interactions never expire.
+	InteractionTimeout time.Duration
 	// Logger receives the server's logs; nil discards them. Tokens never
 	// appear in them.
 	Logger *slog.Logger
@@ -139,22 +144,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	mgr, err := session.NewManager(ctx, session.Config{
-		Store:             cfg.Store,
-		Models:            cfg.Models,
-		DefaultModel:      cfg.DefaultModel,
-		Tools:             cfg.Tools,
-		Logger:            log,
-		QueueLimit:        lim.QueueLimit,
-		QueueBytes:        lim.QueueBytes,
-		FoldBytes:         lim.FoldBytes,
-		Speed:             cfg.Speed,
-		ResumeInterrupted: cfg.ResumeInterrupted,
-		ToolTimeout:       lim.ToolTimeout,
-		MaxToolOutput:     lim.MaxToolOutput,
-		MaxSteps:          lim.MaxSteps,
-		IdleTimeout:       lim.IdleTimeout,
-		MaxLoaded:         lim.MaxLoaded,
-		Cluster:           cfg.Cluster.session(),
+		Store:              cfg.Store,
+		Models:             cfg.Models,
+		DefaultModel:       cfg.DefaultModel,
+		Tools:              cfg.Tools,
+		Logger:             log,
+		QueueLimit:         lim.QueueLimit,
+		QueueBytes:         lim.QueueBytes,
+		FoldBytes:          lim.FoldBytes,
+		Speed:              cfg.Speed,
+		ResumeInterrupted:  cfg.ResumeInterrupted,
+		InteractionTimeout: max(cfg.InteractionTimeout, 0),
+		ToolTimeout:        lim.ToolTimeout,
+		MaxToolOutput:      lim.MaxToolOutput,
+		MaxSteps:           lim.MaxSteps,
+		IdleTimeout:        lim.IdleTimeout,
+		MaxLoaded:          lim.MaxLoaded,
+		Cluster:            cfg.Cluster.session(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: start sessions: %w", err)

@@ -209,10 +209,11 @@ test('a bearer token reaches the API and the WebSocket (?token=)', async (t) => 
     const page = await session.messages();
     assert.equal(page.total, 2);
     session.close();
-    // A session id that is right with a token that is wrong never gets live.
+    // A session id that is right with a token that is wrong is refused at
+    // once, for good (issue 26): unauthorized, not a timeout.
     await assert.rejects(
-      connect({ url: guarded.url, sessionId: session.sessionId, token: 'wrong', timeoutMs: 1500, ...opts() }),
-      (e) => e instanceof AgentsyncError && e.code === 'timeout',
+      connect({ url: guarded.url, sessionId: session.sessionId, token: 'wrong', ...opts() }),
+      (e) => e instanceof AgentsyncError && e.code === 'unauthorized' && e.retryable === false,
     );
   } finally {
     await guarded.stop();

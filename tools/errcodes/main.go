@@ -37,13 +37,25 @@ func files() map[string][]byte {
 	return map[string][]byte{"errcodes.js": jsModule(), "errcodes.d.ts": declarations()}
 }
 
+// hostCodes are the codes only hosts report (never a server, never the
+// core): bindings.CodeNetwork and the JS host's NETWORK. They are not rows
+// of wire.ErrorCodes, which the wasm module links.
+var hostCodes = []wire.ErrorCode{
+	{Code: "network", Doc: "a host got no answer from the server (refused, cut, a name that does not resolve); retryable"},
+}
+
+// allCodes is the protocol's table, then the codes only hosts report.
+func allCodes() []wire.ErrorCode {
+	return append(append([]wire.ErrorCode(nil), wire.ErrorCodes...), hostCodes...)
+}
+
 func jsModule() []byte {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("// The protocol's error codes (docs/protocol.md §3): the HTTP status a server\n")
 	b.WriteString("// answers each with (0: never an HTTP answer) and what it means.\n")
 	b.WriteString("export const ERROR_CODES = Object.freeze({\n")
-	for _, e := range wire.ErrorCodes {
+	for _, e := range allCodes() {
 		fmt.Fprintf(&b, "  %s: Object.freeze({ status: %d, doc: %s }),\n", e.Code, e.Status, strconv.Quote(e.Doc))
 	}
 	b.WriteString("});\n\n")
@@ -70,9 +82,10 @@ func declarations() []byte {
 	b.WriteString(header)
 	b.WriteString("/** Every error code of the protocol (docs/protocol.md §3). */\n")
 	b.WriteString("export type ErrorCode =\n")
-	for i, e := range wire.ErrorCodes {
+	all := allCodes()
+	for i, e := range all {
 		sep := ""
-		if i == len(wire.ErrorCodes)-1 {
+		if i == len(all)-1 {
 			sep = ";"
 		}
 		fmt.Fprintf(&b, "  | '%s'%s\n", e.Code, sep)

@@ -26,15 +26,17 @@ export function buildServer() {
 
 /**
  * Starts the server on a free port with a fresh SQLite file; origins is
- * its -origins list (other browser origins allowed).
+ * its -origins list (other browser origins allowed), jwtSecret its
+ * -jwt-secret (HS256 bearer JWTs).
  * @returns {Promise<{url: string, addr: string, stop: () => Promise<void>, stderr: () => string}>}
  */
-export async function startServer({ speed = '1ms', token, origins } = {}) {
+export async function startServer({ speed = '1ms', token, origins, jwtSecret } = {}) {
   const bin = await buildServer();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-db-'));
   const args = ['-addr', '127.0.0.1:0', '-db', path.join(dir, 'e2e.db'), '-speed', speed, '-log-level', 'warn'];
   if (token) args.push('-token', token);
   if (origins) args.push('-origins', origins);
+  if (jwtSecret) args.push('-jwt-secret', jwtSecret);
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => {

@@ -7,7 +7,7 @@
 //	           [-origins http://localhost:5173,...] [-log-level info]
 //	           [-model PROVIDER:MODEL ...] [-openai-base-url URL] [-anthropic-thinking N]
 //	           [-mcp "command args" ...] [-mcp-url URL ...] [-mcp-approval ask|auto]
-//	           [-context-budget N] [-resume-interrupted]
+//	           [-context-budget N] [-resume-interrupted] [-interaction-timeout 0]
 //	           [-idle-timeout 10m] [-max-loaded 10000]
 //	           [-rate-limit 20 -rate-burst 100]
 //	           [-max-subscribers-per-session 32] [-max-subscribers-per-principal 64]

@@ -33,6 +33,8 @@ type options struct {
 	models   modelOptions
 	mcp      mcpOptions
 	resume   bool
+	// interactionTimeout is -interaction-timeout (server.Config.InteractionTimeout).
+	interactionTimeout time.Duration
 	// The bounds of server.Limits, one flag per field (limitflags.go).
 	limits server.Limits
 }
@@ -52,6 +54,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	o.mcp.register(fs)
 	registerLimits(fs, &o.limits)
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
+	fs.DurationVar(&o.interactionTimeout, "interaction-timeout", 0, "how long an approval or a question waits for its answer before it expires (0 = never)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -120,18 +123,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// New runs crash recovery (closes messages left streaming) before
 	// anything is served.
 	agent, err := server.New(ctx, server.Config{
-		Store:             st,
-		Models:            models,
-		DefaultModel:      defaultModel,
-		Tools:             tools,
-		Speed:             model.Paced(opts.speed),
-		Authorizer:        authorizer,
-		AllowedOrigins:    opts.origins,
-		Files:             web.Handler(),
-		ResumeInterrupted: opts.resume,
-		Logger:            log,
-		Limits:            opts.limits,
-		Cluster:           nodes,
+		Store:              st,
+		Models:             models,
+		DefaultModel:       defaultModel,
+		Tools:              tools,
+		Speed:              model.Paced(opts.speed),
+		Authorizer:         authorizer,
+		AllowedOrigins:     opts.origins,
+		Files:              web.Handler(),
+		ResumeInterrupted:  opts.resume,
+		InteractionTimeout: opts.interactionTimeout,
+		Logger:             log,
+		Limits:             opts.limits,
+		Cluster:            nodes,
 	})
 	if err != nil {
 		return err

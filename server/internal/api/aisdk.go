@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -22,6 +23,13 @@ import (
 //	                            interactions and the reply streams on
 //	GET  /v1/chat/{id}/stream   resumes the reply being streamed: what was
 //	                            streamed so far, then the rest; 204 if none
+//	POST /v1/chat/{id}/stop     the chat's stop (useChat's stop(), sent by
+//	                            the client's withServerStop transport): the
+//	                            session's stop action, on whichever node
+//	                            owns the session
+//
+// A client that goes away (an aborted fetch, a reload) stops nothing: the
+// turn runs on and a reconnect resumes it. Only the stop endpoint stops.
 //
 // A stream ends when the reply is done or waits on an approval, as the AI
 // SDK's own servers do: useChat sends the decision back only then. Both
@@ -33,6 +41,9 @@ import (
 type chatRequest struct {
 	ID       string      `json:"id"`
 	Messages []uiMessage `json:"messages"`
+	// Delivery of a message sent while a turn runs (httpwire.Delivery),
+	// from useChat's request body: sendMessage(msg, {body: {delivery}}).
+	Delivery string `json:"delivery"`
 }
 
 type uiMessage struct {
@@ -136,7 +147,7 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	post := session.PostMessage{Parts: parts}
+	post := session.PostMessage{Parts: parts, Delivery: req.Delivery}
 	user, err := a.mgr.PostMessage(ctx, req.ID, post)
 	if owners, ferr := a.chatElsewhere(w, r, err, http.MethodPost, "/v1/sessions/"+url.PathEscape(req.ID)+"/messages", post, http.StatusCreated); owners != nil {
 		err = json.Unmarshal(owners, &user)
@@ -148,6 +159,11 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply := func(m *synccore.Message) bool { return m.Role == synccore.RoleAgent && m.Sequence > user.Sequence }
+	if req.Delivery == string(httpwire.DeliveryQueue) || req.Delivery == string(httpwire.DeliveryInterrupt) {
+		// Its own turn answers it, once the running one ends: the stream
+		// waits for that turn's message.
+		reply = func(m *synccore.Message) bool { return m.Role == synccore.RoleAgent && m.TurnID == user.TurnID }
+	}
 	startSSE(w)
 	a.streamUI(ctx, w, req.ID, &sub, newUIEmitter(w), reply, nil)
 }
@@ -219,4 +235,48 @@ func (a *api) chatResume(w http.ResponseWriter, r *http.Request) {
 	target := last.MessageID
 	startSSE(w)
 	a.streamUI(ctx, w, id, &sub, newUIEmitter(w), func(m *synccore.Message) bool { return m.MessageID == target }, last)
+}
+
+// chatStopRequest is the optional body of POST /v1/chat/{id}/stop.
+type chatStopRequest struct {
+	// MessageID, when set, is the agent message the client saw streaming
+	// (the stream's start chunk): the stop applies only while that message
+	// is still the one streaming, so a stop sent late never stops the
+	// next turn.
+	MessageID string `json:"message_id" msgpack:"message_id"`
+}
+
+// chatStop: POST /v1/chat/{id}/stop, the stop of an AI SDK chat. It is the
+// session's stop action (ActionStop): the turn is cancelled on the owner
+// (a request to another node is forwarded there), its message closes with
+// a "Stopped" action part, and its pending interactions are cancelled. It
+// answers the closed message (200), or 204 when nothing was running (or
+// message_id is no longer streaming): a stop that lost the race with the
+// end of its turn is not an error.
+func (a *api) chatStop(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	var req chatStopRequest
+	if had, err := a.decodeBodyOptional(w, r, &req); had && err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if req.MessageID != "" {
+		m, err := a.findMessage(ctx, id, func(m *synccore.Message) bool { return m.MessageID == req.MessageID })
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if m == nil || m.State != synccore.MessageStreaming {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	msg, err := a.mgr.Action(ctx, id, session.Action{ActionType: session.ActionStop})
+	var elsewhere *session.OwnedElsewhere
+	if errors.Is(err, synccore.ErrConflict) && !errors.As(err, &elsewhere) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	a.writeMessage(w, r, http.StatusOK, msg, err)
 }

@@ -99,7 +99,7 @@ func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), session.PostMessage{
-		Parts: req.Parts, Visibility: req.Visibility, IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		Parts: req.Parts, Visibility: req.Visibility, Delivery: string(req.Delivery), IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})
 	a.writeMessage(w, r, http.StatusCreated, msg, err)
 }

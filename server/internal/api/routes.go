@@ -66,6 +66,7 @@ func (a *api) sessionWrites() []route {
 		{"POST /v1/sessions/{id}/messages", a.postMessage},
 		{"POST /v1/sessions/{id}/interactions/{interaction_id}", a.answer},
 		{"POST /v1/sessions/{id}/actions", a.action},
+		{"POST /v1/chat/{id}/stop", a.chatStop},
 	}
 }
 

@@ -77,7 +77,7 @@ func composeAgent(out []model.InputMessage, m *synccore.Message, later []synccor
 	for start := 0; start < len(parts); {
 		if n := readSequence(&parts[start]); n > 0 {
 			for len(later) > 0 && later[0].Sequence <= n {
-				if later[0].Role == synccore.RoleUser {
+				if later[0].Role == synccore.RoleUser && sameTurn(m, &later[0]) {
 					out = appendUser(out, &later[0])
 				}
 				later = later[1:]

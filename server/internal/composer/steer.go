@@ -62,7 +62,7 @@ func steersRead(history []synccore.Message) map[int64]bool {
 				continue
 			}
 			for k := i + 1; k < len(history) && history[k].Sequence <= n; k++ {
-				if history[k].Role == synccore.RoleUser {
+				if history[k].Role == synccore.RoleUser && sameTurn(m, &history[k]) {
 					if placed == nil {
 						placed = map[int64]bool{}
 					}
@@ -72,4 +72,12 @@ func steersRead(history []synccore.Message) map[int64]bool {
 		}
 	}
 	return placed
+}
+
+// sameTurn reports whether a user message after agent message m belongs to
+// m's turn (a steer it read), not to a later one that waited (a queued
+// message, docs/protocol.md §2). Messages without turn ids count as one
+// turn.
+func sameTurn(m, user *synccore.Message) bool {
+	return m.TurnID == "" || user.TurnID == "" || m.TurnID == user.TurnID
 }

@@ -112,7 +112,9 @@ func (s *live) setting(ctx context.Context, a Action, title string) (synccore.Me
 	if t := s.turn; t != nil && t.ctx.Err() == nil && t.agent != nil && !t.agent.closed() {
 		// The commit also checkpoints what streamed so far: the action
 		// part must follow the parts already published, and deltas go on
-		// from the committed text.
+		// from the committed text. It is pending until the turn's next
+		// model step, which runs with it (settleActions).
+		part.State = synccore.ActionPending
 		t.agent.add(part)
 		msg, err := s.commitAgent(ctx, t.agent, synccore.MessageStreaming)
 		if err != nil {

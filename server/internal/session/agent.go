@@ -146,7 +146,12 @@ func (a *agentMsg) closeOpen(reason string) {
 			}
 		case synccore.PartAction:
 			if p.State == synccore.ActionPending {
+				// A setting is stored already (the next turn has it); a
+				// retry whose run never started failed.
 				p.State = synccore.ActionFailed
+				if p.ActionType == ActionSetModel || p.ActionType == ActionSetApprovalMode {
+					p.State = synccore.ActionCompleted
+				}
 				w.dirty = true
 			}
 		}

@@ -32,6 +32,11 @@ type Config struct {
 	// MaxToolOutput bounds a tool's output, in bytes of JSON (default
 	// DefaultMaxToolOutput); a larger one is cut (see boundOutput).
 	MaxToolOutput int
+	// InteractionTimeout, if set, is how long an interaction (an approval,
+	// a question) waits for its answer: its request carries expires_at
+	// (RFC 3339, UTC), and past it the interaction is cancelled, its tool
+	// ends output-error and the turn goes on. 0: interactions never expire.
+	InteractionTimeout time.Duration
 	// MaxSteps bounds the model steps of one turn (a runaway tool loop
 	// fails the turn); default 32.
 	MaxSteps int
@@ -56,6 +61,9 @@ type Config struct {
 type PostMessage struct {
 	Parts      []synccore.Part     `json:"parts" msgpack:"parts"`
 	Visibility synccore.Visibility `json:"visibility,omitempty" msgpack:"visibility,omitempty"`
+	// Delivery of a message sent while a turn runs: DeliverySteer (empty),
+	// DeliveryQueue or DeliveryInterrupt (httpwire.Delivery).
+	Delivery string `json:"delivery,omitempty" msgpack:"delivery,omitempty"`
 	// IdempotencyKey, from the request's Idempotency-Key header, makes a
 	// retried post safe: a post whose key the session already has returns
 	// the message the first one committed (idempotent.go).

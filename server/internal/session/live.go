@@ -35,6 +35,7 @@ type live struct {
 	mu      sync.Mutex
 	rec     store.Session      // mirrors the store's row; HeadSequence is ours to advance
 	turn    *turn              // the running turn, nil when idle
+	queued  []queuedTurn       // messages waiting for the running turn to end (post.go)
 	closing bool               // shutting down: no new turns
 	own     *cluster.Ownership // the session's lease, in a cluster (cluster.go); nil when not served here
 	pub     *natsfan.Publisher // publishes the frames to other nodes while served here with NATS (follow.go)

@@ -34,6 +34,8 @@ type Manager struct {
 	speed    model.Speed
 	now      func() int64
 	maxSteps int
+	// interactionTimeout is Config.InteractionTimeout (0: never).
+	interactionTimeout time.Duration
 
 	// base is the context of turns and of their commits: a turn outlives
 	// the request that started it, and its final commit must run even when
@@ -71,21 +73,22 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		return nil, errors.New("session: Config.Store is nil")
 	}
 	m := &Manager{
-		store:       cfg.Store,
-		models:      cfg.Models,
-		defModel:    cfg.DefaultModel,
-		log:         cfg.Logger,
-		limits:      fanout.Limits{Frames: cfg.QueueLimit, Bytes: cfg.QueueBytes, Fold: cfg.FoldBytes},
-		speed:       cfg.Speed,
-		now:         cfg.Now,
-		maxSteps:    cfg.MaxSteps,
-		base:        context.WithoutCancel(ctx),
-		live:        map[string]*live{},
-		lru:         newLRU(),
-		idleTimeout: cfg.IdleTimeout,
-		maxLoaded:   cfg.MaxLoaded,
-		toolTime:    cfg.ToolTimeout,
-		toolOut:     cfg.MaxToolOutput,
+		store:              cfg.Store,
+		models:             cfg.Models,
+		defModel:           cfg.DefaultModel,
+		log:                cfg.Logger,
+		limits:             fanout.Limits{Frames: cfg.QueueLimit, Bytes: cfg.QueueBytes, Fold: cfg.FoldBytes},
+		speed:              cfg.Speed,
+		now:                cfg.Now,
+		maxSteps:           cfg.MaxSteps,
+		interactionTimeout: cfg.InteractionTimeout,
+		base:               context.WithoutCancel(ctx),
+		live:               map[string]*live{},
+		lru:                newLRU(),
+		idleTimeout:        cfg.IdleTimeout,
+		maxLoaded:          cfg.MaxLoaded,
+		toolTime:           cfg.ToolTimeout,
+		toolOut:            cfg.MaxToolOutput,
 	}
 	if m.models == nil {
 		m.models = scripted.Registry()

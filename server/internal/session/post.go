@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -29,6 +30,14 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 	default:
 		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown visibility %q", vis)
 	}
+	delivery := httpwire.Delivery(req.Delivery)
+	switch delivery {
+	case "":
+		delivery = httpwire.DeliverySteer
+	case httpwire.DeliverySteer, httpwire.DeliveryQueue, httpwire.DeliveryInterrupt:
+	default:
+		return synccore.Message{}, synccore.Errorf(synccore.CodeBadRequest, "unknown delivery %q (steer, queue or interrupt)", req.Delivery)
+	}
 	return serveMessage(ctx, m, sessionID, func(s *live) (synccore.Message, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -43,10 +52,18 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 		// Join the running turn unless it is already being stopped: a message
 		// joining a turn that ends now would never be answered.
 		t := s.turn
-		join := t != nil && t.ctx.Err() == nil && t.own == s.own
+		running := t != nil && t.ctx.Err() == nil && t.own == s.own
+		join := running && delivery == httpwire.DeliverySteer
+		// A message queued or interrupting waits for the running turn (or
+		// the ones queued before it) to end; so does any message while
+		// others wait, so that they are answered in order.
+		wait := running && !join || len(s.queued) > 0 && !join
 		turnID := newID("turn_")
 		if join {
 			turnID = t.id
+		}
+		if wait && delivery != httpwire.DeliverySteer {
+			parts = append(parts, deliveryPart(delivery, len(parts)+1))
 		}
 		msg, err := s.commitNew(ctx, synccore.Message{
 			MessageID:  msgID,
@@ -58,13 +75,49 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 		if err != nil {
 			return synccore.Message{}, err
 		}
-		if join {
+		switch {
+		case join:
 			t.lastUserSeq = msg.Sequence
-		} else {
+		case wait && delivery == httpwire.DeliveryInterrupt:
+			// First in line, then stop the running turn: its end starts it.
+			s.queued = append([]queuedTurn{{id: turnID, seq: msg.Sequence}}, s.queued...)
+			if running {
+				t.cancel(&stopCause{action: actionPart(Action{ActionType: ActionStop}, "Interrupted by a new message")})
+			}
+		case wait:
+			s.queued = append(s.queued, queuedTurn{id: turnID, seq: msg.Sequence})
+		default:
 			s.startTurn(turnID, msg.Sequence)
 		}
 		return *msg, nil
 	})
+}
+
+// queuedTurn is a user message waiting for the running turn to end
+// (delivery queue or interrupt): the turn that will answer it.
+type queuedTurn struct {
+	id  string
+	seq int64
+}
+
+// deliveryPart is the data part that shows a message as queued or
+// interrupting (httpwire.DataTypeDelivery).
+func deliveryPart(d httpwire.Delivery, seq int) synccore.Part {
+	p := synccore.Part{Type: synccore.PartData, Sequence: int64(seq), DataType: httpwire.DataTypeDelivery,
+		Data: map[string]any{"delivery": string(d)}}
+	p.PartID = partID(synccore.RoleUser, p.Type, p.Sequence)
+	return p
+}
+
+// startQueued starts the turn of the first queued message once no turn
+// runs. Caller holds s.mu.
+func (s *live) startQueued() {
+	if s.turn != nil || s.closing || len(s.queued) == 0 {
+		return
+	}
+	q := s.queued[0]
+	s.queued = s.queued[1:]
+	s.startTurn(q.id, q.seq)
 }
 
 var tagPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)

@@ -57,7 +57,26 @@ func (s *live) retry(ctx context.Context) (synccore.Message, error) {
 	if err != nil {
 		return synccore.Message{}, err
 	}
-	s.startTurn(failed.TurnID, msg.Sequence)
+	// The retry's action part opens the new agent message of the turn,
+	// pending until the run's first model step starts (settleActions), or
+	// failed if the run ends before.
+	part := actionPart(Action{ActionType: ActionRetry}, "Retried")
+	part.State = synccore.ActionPending
+	part.Sequence, part.PartID = 1, partID(synccore.RoleAgent, part.Type, 1)
+	agent, err := s.commitNew(ctx, synccore.Message{
+		MessageID:  newID("msg_"),
+		Role:       synccore.RoleAgent,
+		State:      synccore.MessageStreaming,
+		TurnID:     failed.TurnID,
+		Visibility: synccore.VisibilityVisible,
+		Parts:      []synccore.Part{part},
+	})
+	if err != nil {
+		return synccore.Message{}, err
+	}
+	t := s.startTurn(failed.TurnID, msg.Sequence)
+	t.agent = newAgentMsg(agent, t.own)
+	t.agent.parts = []*workPart{{p: agent.Parts[0]}} // committed as it is
 	return *msg, nil
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"time"
 
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
@@ -38,7 +39,7 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 	case spec.AsksUser:
 		// The tool is the question: it runs until the user answers, and
 		// the answer (committed by Answer) is its output.
-		iid := s.suspend(t, w, synccore.ToolRunning, map[string]any{
+		iid, expires := s.suspend(t, w, synccore.ToolRunning, map[string]any{
 			"kind": KindQuestion, "question": model.Field(w.p.Input, "question"), "tool_call_id": callID,
 		})
 		if _, err := s.commitAgent(ctx, a, synccore.MessageStreaming); err != nil {
@@ -47,11 +48,11 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 		}
 		t.waiting = iid
 		s.mu.Unlock()
-		_, err := t.waitAnswer()
+		_, err := s.waitAnswer(ctx, t, iid, expires)
 		return err
 
 	case spec.NeedsApproval || s.rec.ApprovalMode == ApprovalAsk:
-		iid := s.suspend(t, w, synccore.ToolAwaitingApproval, map[string]any{
+		iid, expires := s.suspend(t, w, synccore.ToolAwaitingApproval, map[string]any{
 			"kind": KindApproval, "tool_call_id": callID, "tool_name": w.p.ToolName, "input": w.p.Input,
 			"reason": approvalReason(spec.NeedsApproval),
 		})
@@ -61,9 +62,9 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 		}
 		t.waiting = iid
 		s.mu.Unlock()
-		approved, err := t.waitAnswer()
+		approved, err := s.waitAnswer(ctx, t, iid, expires)
 		if err != nil || !approved {
-			return err // a denial was committed by Answer
+			return err // a denial was committed by Answer, an expiry by expire
 		}
 		// Answer committed the tool as running.
 
@@ -103,11 +104,17 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 }
 
 // suspend puts the tool in state and adds a pending interaction next to
-// it; the caller commits both in one transaction. Caller holds s.mu.
-func (s *live) suspend(t *turn, tool *workPart, state synccore.PartState, request map[string]any) string {
+// it; the caller commits both in one transaction. With an interaction
+// timeout the request carries expires_at, returned too. Caller holds s.mu.
+func (s *live) suspend(t *turn, tool *workPart, state synccore.PartState, request map[string]any) (string, time.Time) {
 	tool.p.State = state
 	tool.dirty = true
 	iid := newID("int_")
+	var expires time.Time
+	if d := s.m.interactionTimeout; d > 0 {
+		expires = time.Now().Add(d).UTC()
+		request["expires_at"] = expires.Format(time.RFC3339Nano)
+	}
 	t.agent.add(synccore.Part{
 		Type:          synccore.PartInteraction,
 		StepID:        tool.p.StepID,
@@ -115,16 +122,69 @@ func (s *live) suspend(t *turn, tool *workPart, state synccore.PartState, reques
 		Status:        synccore.InteractionPending,
 		Request:       request,
 	})
-	return iid
+	return iid, expires
 }
 
-// waitAnswer blocks until Answer resolves the interaction the turn waits
-// on, or the turn is cancelled.
-func (t *turn) waitAnswer() (approved bool, err error) {
+// waitAnswer blocks until Answer resolves the interaction iid the turn
+// waits on, the turn is cancelled, or the interaction expires (expires,
+// zero for never): then it is closed unanswered (expire) and waitAnswer
+// returns false and no error, and the turn goes on.
+func (s *live) waitAnswer(ctx context.Context, t *turn, iid string, expires time.Time) (approved bool, err error) {
+	var timeout <-chan time.Time
+	if !expires.IsZero() {
+		timer := time.NewTimer(time.Until(expires))
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	select {
+	case approved = <-t.answers:
+		return approved, nil
+	case <-t.ctx.Done():
+		return false, context.Cause(t.ctx)
+	case <-timeout:
+	}
+	expired, err := s.expire(ctx, t, iid)
+	if err != nil || expired {
+		return false, err
+	}
+	// Answered just before the deadline: the answer is on its way.
 	select {
 	case approved = <-t.answers:
 		return approved, nil
 	case <-t.ctx.Done():
 		return false, context.Cause(t.ctx)
 	}
+}
+
+// expire closes the pending interaction iid whose deadline passed: the
+// interaction is cancelled (response {"expired": true}) and its tool ends
+// output-error, in one commit. It reports false if an answer won the race.
+func (s *live) expire(ctx context.Context, t *turn, iid string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.waiting != iid || t.agent == nil || t.agent.closed() {
+		return false, nil
+	}
+	w := t.agent.interaction(iid)
+	if w == nil || w.p.Status != synccore.InteractionPending {
+		return false, nil
+	}
+	tool := t.agent.tool(model.Field(w.p.Request, "tool_call_id"))
+	w.p.Status = synccore.InteractionCancelled
+	w.p.Response = map[string]any{"expired": true}
+	w.dirty = true
+	if tool != nil {
+		what := "approval"
+		if model.Field(w.p.Request, "kind") == KindQuestion {
+			what = "question"
+		}
+		tool.p.State = synccore.ToolOutputError
+		tool.p.Output = map[string]any{"error": "the " + what + " expired unanswered"}
+		tool.dirty = true
+	}
+	t.waiting = ""
+	if _, err := s.commitAgent(ctx, t.agent, synccore.MessageStreaming); err != nil {
+		return true, err
+	}
+	return true, nil
 }

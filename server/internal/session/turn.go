@@ -29,6 +29,7 @@ type turn struct {
 	waiting     string    // the interaction the turn is suspended on
 	answers     chan bool // an answer arrived (approved?); 1-buffered
 	final       *synccore.Message
+	stepRetries int // model steps run again after a failure (stepFailed)
 	// own is the lease the turn began under (nil on one node): all its
 	// commits go under it (epoch.go).
 	own *cluster.Ownership
@@ -36,6 +37,13 @@ type turn struct {
 	// turn writes (0, or a regeneration's place among the alternatives).
 	attempt int
 }
+
+// sessionError is a failure of the session itself (its model is gone):
+// its error part has scope session.
+type sessionError struct{ err error }
+
+func (e *sessionError) Error() string { return e.err.Error() }
+func (e *sessionError) Unwrap() error { return e.err }
 
 // Causes of a turn's cancellation.
 type stopCause struct{ action synccore.Part }
@@ -93,7 +101,9 @@ func (s *live) turnLoop(t *turn) error {
 		s.mu.Unlock()
 		provider, ok := s.m.models[modelName]
 		if !ok {
-			return synccore.Errorf(synccore.CodeBadRequest, "unknown model %q", modelName)
+			// The session names a model this server no longer has: a
+			// failure of the session, not of this turn.
+			return &sessionError{synccore.Errorf(synccore.CodeBadRequest, "the session's model %q is not configured on this server; set another one", modelName)}
 		}
 		win, err := s.composeWindow(ctx, t, provider, modelName)
 		if err != nil {
@@ -126,6 +136,7 @@ func (s *live) turnLoop(t *turn) error {
 		st := &step{id: fmt.Sprintf("step-%d", n), blocks: map[string]*workPart{}}
 		t.step = st
 		s.markRead(t, st, seen)
+		s.settleActions(t)
 		s.mu.Unlock()
 
 		req := model.Request{
@@ -136,7 +147,13 @@ func (s *live) turnLoop(t *turn) error {
 			if t.ctx.Err() != nil {
 				return context.Cause(t.ctx)
 			}
-			return err
+			if retried, serr := s.stepFailed(ctx, t, st, n, err); serr != nil || !retried {
+				if serr != nil {
+					return serr
+				}
+				return err
+			}
+			continue // the step failed before it said anything: run it once more
 		}
 
 		closed, calls, err := s.finishStep(ctx, t, st, seen)
@@ -170,6 +187,12 @@ func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (c
 	state := synccore.MessageStreaming
 	if closed {
 		state = synccore.MessageDone
+		// A setting changed during this last step is stored: the next turn has it.
+		for _, w := range t.agent.parts {
+			if w.p.Type == synccore.PartAction && w.p.State == synccore.ActionPending {
+				w.p.State, w.dirty = synccore.ActionCompleted, true
+			}
+		}
 	}
 	msg, err := s.commitAgent(ctx, t.agent, state)
 	if err != nil {
@@ -190,6 +213,7 @@ func (s *live) finishStep(ctx context.Context, t *turn, st *step, seen int64) (c
 func (s *live) endTurn(t *turn, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.startQueued()
 	defer s.answerUnread(t, err)
 	if s.turn == t {
 		s.turn = nil
@@ -261,6 +285,10 @@ func (s *live) turnErrorPart(t *turn, err error) synccore.Part {
 		Code: CodeModelError, Message: err.Error()}
 	var se *synccore.Error
 	var me *model.Error
+	var sess *sessionError
+	if errors.As(err, &sess) {
+		ep.Scope = synccore.ErrorScopeSession
+	}
 	switch {
 	case errors.As(err, &me):
 		ep.Recoverable = me.Recoverable
@@ -320,5 +348,52 @@ func (t *turn) pause(d time.Duration) error {
 		return nil
 	case <-t.ctx.Done():
 		return context.Cause(t.ctx)
+	}
+}
+
+// maxStepRetries bounds the model steps of one turn run again after they
+// failed before saying anything.
+const maxStepRetries = 2
+
+// stepFailed handles a model step that failed: one that said nothing (no
+// part streamed, no tool called) after earlier steps of the turn (a tool
+// loop's next step), with an error the provider calls retryable, is run
+// once more, and the turn survives it: the agent message gets an error
+// part of scope step saying so. Anything else fails the turn (retried
+// false). Caller does not hold s.mu.
+func (s *live) stepFailed(ctx context.Context, t *turn, st *step, n int, err error) (retried bool, _ error) {
+	var me *model.Error
+	if n == 1 || !errors.As(err, &me) || !me.Retryable || t.stepRetries >= maxStepRetries {
+		return false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(st.blocks) > 0 || len(st.calls) > 0 || t.agent == nil || t.agent.closed() {
+		return false, nil
+	}
+	t.stepRetries++
+	t.step = nil
+	t.agent.add(synccore.Part{Type: synccore.PartError, StepID: st.id, Scope: synccore.ErrorScopeStep,
+		Code: CodeModelError, Message: err.Error(), Recoverable: true})
+	if _, cerr := s.commitAgent(ctx, t.agent, synccore.MessageStreaming); cerr != nil {
+		return false, cerr
+	}
+	s.log.Warn("model step failed; running it again", "turn_id", t.id, "step", st.id, "err", err)
+	return true, nil
+}
+
+// settleActions completes the pending actions of the turn's agent message
+// as a model step starts: a model change made during the turn, a retry
+// waiting for its run, take effect now. Caller holds s.mu.
+func (s *live) settleActions(t *turn) {
+	if t.agent == nil {
+		return
+	}
+	for _, w := range t.agent.parts {
+		if w.p.Type == synccore.PartAction && w.p.State == synccore.ActionPending {
+			w.p.State = synccore.ActionCompleted
+			w.dirty = true
+			s.publish(t.agent.partFrame(w))
+		}
 	}
 }

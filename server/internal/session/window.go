@@ -46,6 +46,7 @@ func (s *live) composeWindow(ctx context.Context, t *turn, provider model.Provid
 	if err != nil {
 		return window{}, err
 	}
+	tail = turnView(tail, t)
 	if !fits {
 		keep := keepFrom(tail, budget/2)
 		if to := tail[keep].Sequence - 1; to > sum.ToSequence {
@@ -59,6 +60,27 @@ func (s *live) composeWindow(ctx context.Context, t *turn, provider model.Provid
 		input: composer.WithSummary(sum.Text, composer.Compose(tail)),
 		seen:  lastUserSequence(tail),
 	}, nil
+}
+
+// turnView is the history as turn t reads it: without the messages that
+// wait for a later turn (queued or interrupting, posted after t began with
+// a turn id of their own), and with t's own messages after those of the
+// turns before it (a queued message committed before the previous turn's
+// agent message still comes after that answer).
+func turnView(tail []synccore.Message, t *turn) []synccore.Message {
+	out := make([]synccore.Message, 0, len(tail))
+	var own []synccore.Message
+	for _, m := range tail {
+		switch {
+		case m.TurnID == t.id:
+			own = append(own, m)
+		case m.Sequence > t.startSeq && m.Role == synccore.RoleUser:
+			// waits for a later turn
+		default:
+			out = append(out, m)
+		}
+	}
+	return append(out, own...)
 }
 
 // readTail reads the messages after floor up to head, newest chunk first,

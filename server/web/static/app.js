@@ -52,6 +52,7 @@ const ui = {
   input: $('input'),
   send: $('send'),
   stop: $('stop'),
+  delivery: $('delivery'),
   composer: $('composer'),
   chips: $('scenarios'),
   toasts: $('toasts'),
@@ -371,6 +372,7 @@ function isRunning(view) {
 function renderComposer(view) {
   const running = view ? isRunning(view) : false;
   if (ui.stop.hidden === running) ui.stop.hidden = !running;
+  if (ui.delivery.hidden === running) ui.delivery.hidden = !running;
   const flag = running ? 'true' : 'false';
   if (ui.composer.dataset.running !== flag) {
     // Attribute writes invalidate style even when the value is the same:
@@ -509,7 +511,9 @@ async function send(text) {
   if (!value || !current) return;
   follow = true;
   try {
-    await current.session.send(value);
+    // While a turn runs the message is sent as the composer's delivery
+    // says: steer it, queue it as the next turn, or interrupt it.
+    await current.session.send(value, ui.delivery.hidden ? {} : { delivery: ui.delivery.value });
     sessions.refresh(); // the session moves up the list
   } catch (err) {
     toast(`Could not send: ${err?.message ?? err}`, 'bad');

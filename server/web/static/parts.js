@@ -446,6 +446,15 @@ class DataView extends Base {
   render(part) {
     // A steer's read marker is placement data (steer-placement.js), not content.
     this.el.hidden = part.data_type === READ_MARKER;
+    if (part.data_type === DELIVERY_MARKER) {
+      // A message queued or interrupting (docs/protocol.md §2): a note, not data.
+      this.el.classList.add('delivery-note');
+      setText(this.type, part.data?.delivery === 'interrupt' ? 'Sent to interrupt the answer' : 'Queued: answered after the current answer');
+      setText(this.id, '');
+      setText(this.body, '');
+      this.body.hidden = true;
+      return;
+    }
     setText(this.type, part.data_type || 'data');
     setText(this.id, part.data_id ?? '');
     setText(this.body, pretty(part.data) || 'null');
@@ -454,6 +463,9 @@ class DataView extends Base {
     if (this.chart) this.body.before(this.chart);
   }
 }
+
+// The data part of a message sent with delivery queue or interrupt.
+const DELIVERY_MARKER = 'agentsync.delivery';
 
 // barChart draws {labels: [...], values: [numbers]} (the scripted model's
 // "chart" data) as CSS bars above the JSON; anything else gets no chart.
