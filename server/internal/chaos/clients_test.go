@@ -54,9 +54,16 @@ func dialGo(t *testing.T, label, baseURL, sid string, rt *core.Runtime) *goClien
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := bindings.Dial(ctx, cfg)
+	// Not Dial: the proxies cut connections, and Dial gives up on the first
+	// network failure (a retryable error for the app); a client made by
+	// New goes on trying by itself.
+	c, err := bindings.New(ctx, cfg)
 	if err != nil {
 		t.Fatalf("%s: %v", label, err)
+	}
+	if err := c.WaitFor(ctx, func(v bindings.View) bool { return v.Status == synccore.StatusLive }); err != nil {
+		_ = c.Close()
+		t.Fatalf("%s: not live: %v", label, err)
 	}
 	g := &goClient{label: label, c: c, done: map[string]string{}, doneMsg: map[string]synccore.Message{}}
 	stop := c.Subscribe(g.check)

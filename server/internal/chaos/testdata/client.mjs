@@ -9,7 +9,10 @@ import { connect } from '../../../../js/node.js';
 const [url, sessionId] = process.argv.slice(2);
 let session;
 try {
-  session = await connect({ url, sessionId, WebSocket: globalThis.WebSocket, timeoutMs: 30000 });
+  // wait: false, then live: connect() itself gives up on the first network
+  // failure, and the proxies cut connections; a session retries by itself.
+  session = await connect({ url, sessionId, WebSocket: globalThis.WebSocket, wait: false });
+  await session.waitFor((v) => v.status === 'live', { timeoutMs: 30000 });
   console.log(JSON.stringify({ live: true }));
 } catch (err) {
   console.log(JSON.stringify({ live: false, error: String(err) }));
