@@ -15,11 +15,12 @@ WASM := wasm/module/agentsync.wasm
 TOOLCHAIN := $(shell awk '$$1 == "toolchain" {print $$2}' go.mod)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TOOLS := $(CURDIR)/.tools
-# Packages that start goroutines (the server, the Go host, the examples)
+# Packages that start goroutines (the server, the Go host, the examples,
+# the terminal client)
 # run under the race detector; the pure ones (the core, the traces, the
 # tools) run without it, so every test runs once.
-RACE_PKGS := ./server/... ./bindings/... ./examples/...
-PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server -e /bindings -e /examples)
+RACE_PKGS := ./server/... ./bindings/... ./examples/... ./cmd/...
+PLAIN_PKGS = $$($(GO) list ./... ./testdata ./testdata/gen | grep -v -e /server -e /bindings -e /examples -e /cmd/)
 
 .PHONY: run test test-go test-js wasm bench fuzz vet lint clean vendor-web vendor-web-check
 

@@ -47,3 +47,23 @@ func TestDependencyBound(t *testing.T) {
 	}
 	t.Logf("%d third-party packages: %s", len(third), strings.Join(third, " "))
 }
+
+// TestNoTerminalUIDeps: the terminal client's libraries (the Charm stack,
+// cmd/agentsync) stay out of the libraries an app imports: the server, the
+// Go host and the core.
+func TestNoTerminalUIDeps(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "list", "-deps",
+		"-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".", "../bindings/...", "../synccore").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/charmbracelet/", "github.com/muesli/", "github.com/yuin/goldmark", "github.com/alecthomas/chroma", "cmd/agentsync"} {
+			if strings.Contains(p, banned) {
+				t.Errorf("server, bindings or synccore links %s: only cmd/agentsync should", p)
+			}
+		}
+	}
+}

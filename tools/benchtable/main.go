@@ -65,6 +65,7 @@ var suites = []suite{
 	{"./bindings", "ApplyDelta", "20000x", 5},
 	{"./bindings", "HostDelta", "20000x", 5},
 	{"./bindings", "StartWarmCache|NewInstance", "10x", 3},
+	{"./cmd/agentsync", "DeltaToScreen|KeyToScreen", "20000x", 3},
 }
 
 func main() {

@@ -53,6 +53,12 @@ var rows = []row{
 	// A published view shares what did not change: bytes per delta follow the delta, not the history.
 	{"bindings.HostDelta/wasm/200msgs", "B/op", "bindings.HostDelta/wasm/1KB", "", ratioAtMost(2, "O(delta): <=2x of 1KB")},
 	{"bindings.HostDelta/native/200msgs", "B/op", "bindings.HostDelta/native/1KB", "", ratioAtMost(2, "O(delta): <=2x of 1KB")},
+	// The terminal client: a delta from its frame to the screen's text (core, mirror, Update, View) against the native core and mirror alone.
+	{"cmd/agentsync.DeltaToScreen/screen/1KB", "ns/op", "cmd/agentsync.DeltaToScreen/core/1KB", "", atMost(1e6, "<=1 ms: far under a frame")},
+	{"cmd/agentsync.DeltaToScreen/screen/1024KB", "ns/op", "cmd/agentsync.DeltaToScreen/core/1024KB", "", atMost(1e6, "<=1 ms, 1 MB streamed")},
+	{"cmd/agentsync.DeltaToScreen/screen/1024KB", "B/op", "cmd/agentsync.DeltaToScreen/screen/1KB", "", ratioAtMost(2, "O(delta): <=2x of 1KB")},
+	// A key typed while 1 MB streams on screen: the UI answers it between two views.
+	{"cmd/agentsync.KeyToScreen", "ns/op", "", "", atMost(5e6, "<=5 ms (a key within 50 ms)")},
 	// A program following a long answer from a real server, in a process of its own (tools/follow, js/bench/follow.mjs).
 	{"follow.wasm/100KB", "rss-MB", "follow.native/100KB", "", note("(peak RSS)")},
 	{"follow.wasm/1MB", "rss-MB", "follow.native/1MB", "", note("(make test holds it to 512 MB)")},
