@@ -221,6 +221,11 @@ func (m *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else if msg.what == "delete" {
 			m.notice = "deleted"
 			return m, m.loadSessions()
+		} else if msg.what == "retry" && m.notice == "retrying" {
+			// The retry is recorded (its action part says how it goes):
+			// a turn that ran and ended between two views would leave
+			// the notice up for ever.
+			m.notice = ""
 		}
 		return m, nil
 	case olderMsg:

@@ -579,6 +579,18 @@ func TestTmuxRetry(t *testing.T) {
 			return false
 		}
 		after, _, _ = strings.Cut(after, "\n› ")
-		return words(after) == want && strings.Contains(sc, idle)
+		return words(withoutActions(after)) == want && strings.Contains(sc, idle)
 	})
+}
+
+// withoutActions drops the lines of action parts ("■ Retried · completed"):
+// the retry records one in the reply, above its text.
+func withoutActions(pane string) string {
+	var keep []string
+	for _, l := range strings.Split(pane, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "■ ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
