@@ -26,6 +26,11 @@ type conn interface {
 	Answer(ctx context.Context, interactionID string, r bindings.InteractionResponse) error
 	Action(ctx context.Context, a bindings.ActionType, value string) error
 	LoadOlder(ctx context.Context) error
+	// Regenerate makes a new version of the reply at seq (a fork of the
+	// conversation) and returns its session; Branches lists the versions
+	// at seq (docs/protocol.md §3.2).
+	Regenerate(ctx context.Context, seq int64) (string, error)
+	Branches(ctx context.Context, seq int64) (bindings.Branches, error)
 	Close() error
 }
 
@@ -78,6 +83,15 @@ func (l liveConn) Action(ctx context.Context, a bindings.ActionType, value strin
 }
 
 func (l liveConn) LoadOlder(ctx context.Context) error { return l.c.LoadOlder(ctx) }
+
+func (l liveConn) Regenerate(ctx context.Context, seq int64) (string, error) {
+	s, err := l.c.Regenerate(ctx, seq)
+	return s.SessionID, err
+}
+
+func (l liveConn) Branches(ctx context.Context, seq int64) (bindings.Branches, error) {
+	return l.c.Branches(ctx, seq)
+}
 
 func (l liveConn) Close() error {
 	l.unsub()

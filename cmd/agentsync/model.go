@@ -51,6 +51,19 @@ type (
 		c    conn
 		err  error
 	}
+	// branchesMsg is the versions of the last reply (gen: of the session
+	// they were read for).
+	branchesMsg struct {
+		gen int
+		b   bindings.Branches
+		err error
+	}
+	// switchMsg opens another version of the conversation: a regenerated
+	// reply's session, or a sibling's.
+	switchMsg struct {
+		id  string
+		err error
+	}
 	// doneMsg is the end of a call; what names it for the notice line.
 	doneMsg struct {
 		what string
@@ -98,9 +111,13 @@ type ui struct {
 	answered  map[string]bool
 	quitArmed bool
 
-	input   textinput.Model
-	notice  string
-	startID string // -session: open it at start
+	input  textinput.Model
+	notice string
+	// branches are the versions of the last reply (‹ i / n ›), read when
+	// the session opens and after each turn.
+	branches   bindings.Branches
+	branchesOf string // the message id of the reply they were read for
+	startID    string // -session: open it at start
 
 	statusKey  statusKey
 	statusText string
@@ -119,6 +136,34 @@ func newModel(be backend, th theme, url string) *ui {
 		be: be, th: th, url: url, rd: newRenderer(th), input: in,
 		width: 80, height: 24, answered: map[string]bool{},
 		send: func(tea.Msg) {},
+	}
+}
+
+// lastReply is the newest agent message of the window, nil if none.
+func (m *ui) lastReply() *synccore.Message {
+	for i := m.view.Messages.Len() - 1; i >= 0; i-- {
+		if msg := m.view.Messages.At(i); msg.Role == synccore.RoleAgent {
+			return msg
+		}
+	}
+	return nil
+}
+
+// branchesOfLastReply reads the versions of the last reply once it is
+// done, once per reply (views coalesce: at full speed a whole turn may
+// fall between two of them).
+func (m *ui) branchesOfLastReply() tea.Cmd {
+	reply, c, gen := m.lastReply(), m.c, m.gen
+	if reply == nil || c == nil || !reply.Done() || reply.MessageID == m.branchesOf {
+		return nil
+	}
+	m.branchesOf = reply.MessageID
+	seq := reply.Sequence
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		b, err := c.Branches(ctx, seq)
+		return branchesMsg{gen, b, err}
 	}
 }
 
@@ -173,10 +218,11 @@ func (m *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		was, _ := m.turn()
 		m.view, m.haveView = msg.v, true
-		if now, _ := m.turn(); was && !now && !m.quitArmed {
+		now, _ := m.turn()
+		if was && !now && !m.quitArmed {
 			m.notice = "" // "stopping", "approved"... are over with the turn
 		}
-		return m, m.fill()
+		return m, tea.Batch(m.fill(), m.branchesOfLastReply())
 	case sessionsMsg:
 		if msg.err != nil {
 			m.notice = "sessions: " + msg.err.Error()
@@ -201,7 +247,22 @@ func (m *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.sess.Title != "" || m.sess.SessionID != msg.sess.SessionID {
 			m.sess = msg.sess
 		}
+		return m, m.branchesOfLastReply()
+	case branchesMsg:
+		switch {
+		case msg.gen != m.gen:
+		case msg.err != nil:
+			m.notice = "versions: " + msg.err.Error()
+		default:
+			m.branches = msg.b
+		}
 		return m, nil
+	case switchMsg:
+		if msg.err != nil {
+			m.notice = "branch: " + msg.err.Error()
+			return m, nil
+		}
+		return m, m.enterSession(bindings.Session{SessionID: msg.id, Title: m.sess.Title})
 	case createdMsg:
 		m.notice = ""
 		return m, m.enterSession(msg.sess)
@@ -355,7 +416,7 @@ func (m *ui) closeSession() {
 		go func() { _ = c.Close() }()
 	}
 	m.gen++
-	m.c, m.haveView, m.view = nil, false, bindings.View{}
+	m.c, m.haveView, m.view, m.branches, m.branchesOf = nil, false, bindings.View{}, bindings.Branches{}, ""
 	m.scroll, m.atTop, m.loading, m.quitArmed = 0, false, false, false
 	m.answered = map[string]bool{}
 	m.rd.reset()
@@ -437,6 +498,29 @@ func (m *ui) chatKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+o":
 		m.expand = !m.expand
 		return m, nil
+	case "ctrl+n":
+		reply := m.lastReply()
+		if c == nil || reply == nil || !reply.Done() {
+			return m, nil
+		}
+		m.notice = "regenerating"
+		seq := reply.Sequence
+		return m, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			id, err := c.Regenerate(ctx, seq)
+			return switchMsg{id, err}
+		}
+	case "alt+left", "alt+right":
+		b := m.branches
+		i := b.Index - 1
+		if key == "alt+right" {
+			i = b.Index + 1
+		}
+		if reply := m.lastReply(); reply == nil || b.Sequence != reply.Sequence || i < 0 || i >= len(b.Items) {
+			return m, nil
+		}
+		return m, func() tea.Msg { return switchMsg{id: b.Items[i].SessionID} }
 	case "ctrl+r":
 		if c == nil {
 			return m, nil
@@ -529,7 +613,7 @@ func (m *ui) command(text string) tea.Cmd {
 		m.notice = "approvals: " + mode
 		return call("approvals", func(ctx context.Context) error { return c.Action(ctx, bindings.ActionSetApprovalMode, mode) })
 	case "/help":
-		m.notice = "/sessions /rename T /model M /approvals ask|auto /retry /stop /quit"
+		m.notice = "/sessions /rename T /model M /approvals ask|auto /retry /stop /quit · Ctrl-N regenerates · Alt-←/→ versions"
 		return func() tea.Msg { return nil }
 	case "/quit":
 		return tea.Quit
@@ -731,6 +815,12 @@ func (m *ui) statusLine() string {
 		hint = "type the answer · Enter replies · Esc stop"
 	case running:
 		hint = "streaming · Esc stop · Enter steers"
+	}
+	if reply := m.lastReply(); !running && reply != nil && reply.Done() {
+		hint += " · Ctrl-N regenerates"
+		if b := m.branches; b.Sequence == reply.Sequence && len(b.Items) > 1 {
+			hint = fmt.Sprintf("‹ %d / %d › Alt-←/→ · ", b.Index+1, len(b.Items)) + hint
+		}
 	}
 	if m.scroll > 0 {
 		hint = fmt.Sprintf("↑%d · End follows · ", m.scroll) + hint

@@ -22,6 +22,7 @@ type fakeBackend struct {
 	calls    []string
 	sessions []bindings.Session
 	onView   func(bindings.View)
+	branches bindings.Branches // what Branches answers (not recorded)
 }
 
 func (f *fakeBackend) record(format string, args ...any) {
@@ -107,6 +108,17 @@ func (c fakeConn) LoadOlder(context.Context) error {
 	return nil
 }
 
+func (c fakeConn) Regenerate(_ context.Context, seq int64) (string, error) {
+	c.f.record("regenerate %d", seq)
+	return "ses_regen", nil
+}
+
+func (c fakeConn) Branches(context.Context, int64) (bindings.Branches, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return c.f.branches, nil
+}
+
 func (c fakeConn) Close() error { return nil }
 
 // harness drives a ui with messages and runs the commands it returns
@@ -166,6 +178,12 @@ func (h *harness) key(keys ...string) {
 			km = tea.KeyMsg{Type: tea.KeyCtrlO}
 		case "ctrl+r":
 			km = tea.KeyMsg{Type: tea.KeyCtrlR}
+		case "ctrl+n":
+			km = tea.KeyMsg{Type: tea.KeyCtrlN}
+		case "alt+left":
+			km = tea.KeyMsg{Type: tea.KeyLeft, Alt: true}
+		case "alt+right":
+			km = tea.KeyMsg{Type: tea.KeyRight, Alt: true}
 		case "pgup":
 			km = tea.KeyMsg{Type: tea.KeyPgUp}
 		case "down":
@@ -554,5 +572,29 @@ func TestSteerSplitsTheReply(t *testing.T) {
 	h.key("y")
 	if got := h.be.called(); !strings.HasSuffix(got, "answer int_9 approved=true") {
 		t.Errorf("y after a steer did not answer the approval: %s", got)
+	}
+}
+
+// TestRegenerateAndSwitchVersions: Ctrl-N makes a new version of the last
+// reply and opens it; with versions, the status line shows ‹ i / n › and
+// Alt-←/→ opens the version beside.
+func TestRegenerateAndSwitchVersions(t *testing.T) {
+	t.Parallel()
+	h := openChat(t, true, 100, 20)
+	h.be.mu.Lock()
+	h.be.branches = bindings.Branches{Sequence: 2, Index: 1, Items: []httpwire.Branch{{SessionID: "ses_a", Index: 0}, {SessionID: "ses_1", Index: 1}, {SessionID: "ses_c", Index: 2}}}
+	h.be.mu.Unlock()
+	h.view(false, userMsg(1, "hi"), agentMsg(2, synccore.MessageStreaming, text("hel", synccore.StateStreaming)))
+	h.key("ctrl+n") // a running turn: nothing to regenerate yet
+	h.view(false, userMsg(1, "hi"), agentMsg(2, synccore.MessageDone, text("hello", synccore.StateDone)))
+	if s := h.screen(); !strings.Contains(s, "‹ 2 / 3 › Alt-←/→") {
+		t.Errorf("the versions are not on the status line:\n%s", s)
+	}
+	h.key("alt+left")
+	h.view(false, userMsg(1, "hi"), agentMsg(2, synccore.MessageDone, text("hey", synccore.StateDone)))
+	h.key("ctrl+n")
+	want := "create; open ses_1; open ses_a; regenerate 2; open ses_regen"
+	if got := h.be.called(); !strings.HasSuffix(got, want) {
+		t.Errorf("calls\n %s\nwant\n %s", got, want)
 	}
 }

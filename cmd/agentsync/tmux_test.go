@@ -594,3 +594,55 @@ func withoutActions(pane string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestTmuxRegenerateAndSwitch: Ctrl-N makes a new version of the reply
+// (a fork on the server) and shows it, ‹ 2 / 2 ›, as that session's
+// snapshot holds it; Alt-← goes back to the first version, ‹ 1 / 2 ›.
+func TestTmuxRegenerateAndSwitch(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, zeroSpeed)
+	p := newSession(t, s, 120, 30)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first := s.onlySession(ctx, t)
+	const prompt = "scenario:text chars=200 delta=5"
+	screen := sendPrompt(t, p, prompt)
+	original := words(finalText(lastReply(t, s.snapshot(ctx, t, first))))
+	if got := answerRegion(screen, prompt); got != original {
+		t.Fatalf("the first reply on the pane %q, the snapshot %q", got, original)
+	}
+	p.keys("C-n")
+	var regen string
+	deadline := time.Now().Add(time.Minute)
+	for regen == "" {
+		list, err := s.api().Sessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ss := range list {
+			if ss.SessionID != first && ss.ParentSessionID == first {
+				regen = ss.SessionID
+			}
+		}
+		if regen == "" && time.Now().After(deadline) {
+			t.Fatal("Ctrl-N made no fork on the server")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var again string
+	p.waitFor("the new version on the pane", time.Minute, func(sc string) bool {
+		reply := lastReply(t, s.snapshot(ctx, t, regen))
+		if reply == nil || !reply.Done() {
+			return false
+		}
+		again = words(finalText(reply))
+		return strings.Contains(sc, "‹ 2 / 2 ›") && answerRegion(sc, prompt) == again
+	})
+	if again == original {
+		t.Fatalf("the regenerated reply is the original's: %q", again)
+	}
+	p.keys("M-Left")
+	p.waitFor("the first version again", time.Minute, func(sc string) bool {
+		return strings.Contains(sc, "‹ 1 / 2 ›") && answerRegion(sc, prompt) == original
+	})
+}
