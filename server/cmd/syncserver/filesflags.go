@@ -28,7 +28,7 @@ type filesOptions struct {
 }
 
 func (o *filesOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.mode, "files", "dir", "where uploaded files are kept: dir (a directory, see -files-dir), postgres (the -store database: several nodes), or off (no file routes)")
+	fs.StringVar(&o.mode, "files", "", "where uploaded files are kept: dir (a directory, see -files-dir), postgres (the -store database: several nodes), or off (no file routes); default: postgres with -store postgres://..., else dir")
 	fs.StringVar(&o.dir, "files-dir", "", "with -files dir: the blob directory (default: files/ beside the -db file)")
 	fs.StringVar(&o.uploadsDir, "uploads-dir", "", "uploads in progress (default: uploads/ beside the -db file)")
 	fs.Int64Var(&o.maxSize, "files-max-size", uploads.DefaultMaxSize, "largest upload in bytes")
@@ -44,6 +44,12 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 	}
 	base := filepath.Dir(db)
 	var blobs blob.Store
+	if o.mode == "" {
+		o.mode = "dir"
+		if so.url != "" {
+			o.mode = "postgres"
+		}
+	}
 	switch o.mode {
 	case "off":
 		return nil, nil, nil
