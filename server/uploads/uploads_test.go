@@ -47,6 +47,11 @@ type env struct {
 // local-directory blob store and the tus uploads, in t's temp dir.
 func start(t *testing.T, tweak func(*uploads.Config)) *env {
 	t.Helper()
+	return startTB(t, tweak)
+}
+
+func startTB(t testing.TB, tweak func(*uploads.Config)) *env {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "agent.db"), sqlite.Options{})
