@@ -37,10 +37,10 @@ var byToken = auth.Func(func(r *http.Request, token string) (string, error) {
 })
 
 type env struct {
-	url     string
-	blobs   *blob.Dir
-	upDir   string
-	cleanup func()
+	url   string
+	blobs *blob.Dir
+	up    *uploads.Handler
+	upDir string
 }
 
 // start serves a server with files on loopback: a SQLite store, the
@@ -85,7 +85,7 @@ func startTB(t testing.TB, tweak func(*uploads.Config)) *env {
 		_ = blobs.Close()
 		_ = st.Close()
 	})
-	return &env{url: hs.URL, blobs: blobs, upDir: ucfg.Dir}
+	return &env{url: hs.URL, blobs: blobs, up: up, upDir: ucfg.Dir}
 }
 
 func ctxOf(t *testing.T) context.Context {
@@ -522,4 +522,49 @@ func TestSendFiles(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(b, png) || resp.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("GET the image: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
+	// A file part naming a file of another session, or none, is refused;
+	// URLs elsewhere pass.
+	other := session(t, alice)
+	for _, u := range []string{m.Parts[1].URL, server.FilePath(other, hexSum([]byte("nothing"))), "/v1/sessions/" + other + "/files/x"} {
+		_, err := alice.Send(ctxOf(t), other, synccore.Part{Type: synccore.PartFile, URL: u, MediaType: "image/png"})
+		wantCode(t, err, synccore.CodeInvalidPart)
+	}
+	if _, err := alice.Send(ctxOf(t), other, synccore.Part{Type: synccore.PartFile, URL: "https://example.com/a.png", MediaType: "image/png"}); err != nil {
+		t.Fatalf("an outside URL: %v", err)
+	}
+}
+
+// TestSweep: an upload left unfinished is dropped once it is older than
+// the bound, and its URL is gone; a fresh one stays.
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	e := start(t, nil)
+	alice := api(e.url, "alice")
+	sid := session(t, alice)
+	text := []byte("left behind")
+	half := api(e.url, "alice")
+	half.HTTPClient = &http.Client{Transport: failAfter{}}
+	var u string
+	_, _ = half.Upload(ctxOf(t), sid, bindings.UploadFile{Name: "l.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text)),
+		Retries: 1, Started: func(s string) { u = s }})
+	if len(dirFiles(t, e.upDir)) == 0 {
+		t.Fatal("no upload in progress")
+	}
+	if n, err := e.up.Sweep(ctxOf(t), time.Hour); err != nil || n != 0 {
+		t.Fatalf("Sweep(1h) dropped %d (%v), want 0", n, err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range dirFiles(t, e.upDir) {
+		if err := os.Chtimes(filepath.Join(e.upDir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := e.up.Sweep(ctxOf(t), time.Hour); err != nil || n != 1 {
+		t.Fatalf("Sweep dropped %d (%v), want 1", n, err)
+	}
+	if left := dirFiles(t, e.upDir); len(left) != 0 {
+		t.Fatalf("sweep left %v", left)
+	}
+	_, err := alice.Upload(ctxOf(t), sid, bindings.UploadFile{URL: u, Name: "l.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text))})
+	wantCode(t, err, synccore.CodeNotFound)
 }

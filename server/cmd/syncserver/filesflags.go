@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/blob"
@@ -25,6 +26,7 @@ type filesOptions struct {
 	maxSize    int64
 	types      string
 	keyFile    string
+	expire     time.Duration
 }
 
 func (o *filesOptions) register(fs *flag.FlagSet) {
@@ -33,6 +35,7 @@ func (o *filesOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.uploadsDir, "uploads-dir", "", "uploads in progress (default: uploads/ beside the -db file)")
 	fs.Int64Var(&o.maxSize, "files-max-size", uploads.DefaultMaxSize, "largest upload in bytes")
 	fs.StringVar(&o.types, "files-types", strings.Join(uploads.DefaultMediaTypes, ","), "comma list of accepted media types (type/subtype or type/*)")
+	fs.DurationVar(&o.expire, "uploads-expire", 24*time.Hour, "drop an upload in progress whose bytes have not grown for this long (0: never)")
 	fs.StringVar(&o.keyFile, "files-key-file", "", "a file whose bytes sign the short-lived file URLs (the nodes of a cluster need the same one; default: a random key per process)")
 }
 
@@ -108,5 +111,8 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 		return nil, nil, err
 	}
 	at.Uploads = up
+	if o.expire > 0 {
+		go up.SweepEvery(ctx, min(o.expire/4, time.Hour), o.expire)
+	}
 	return at, closeAll, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
@@ -123,6 +124,34 @@ func (a *api) listFiles(w http.ResponseWriter, r *http.Request) {
 		out.Items = append(out.Items, fileBody{ref.BlobID, FilePath(ref.SessionID, ref.BlobID), ref.Filename, ref.MediaType, ref.Size, ref.CreatedAt})
 	}
 	a.writeValue(w, r, http.StatusOK, out)
+}
+
+// checkFileParts refuses a file part whose url names a file of this
+// server (a path under /v1/sessions/) that is not a file of the session
+// it is posted to: a message never points at bytes its readers cannot
+// read. Other URLs (https:, data:) pass as before.
+func (a *api) checkFileParts(r *http.Request, sessionID string, parts []synccore.Part) error {
+	if a.files == nil {
+		return nil
+	}
+	prefix := "/v1/sessions/" + url.PathEscape(sessionID) + "/files/"
+	for _, p := range parts {
+		if p.Type != synccore.PartFile || !strings.HasPrefix(p.URL, "/v1/sessions/") {
+			continue
+		}
+		id, ok := strings.CutPrefix(p.URL, prefix)
+		if !ok || !blob.ValidID(id) {
+			return synccore.Errorf(synccore.CodeInvalidPart, "file part %q: %q is not a file of this session", p.PartID, p.URL)
+		}
+		if _, err := a.files.blobs.Lookup(r.Context(), sessionID, id); err != nil {
+			var te *synccore.Error
+			if errors.As(err, &te) && te.Code == synccore.CodeNotFound {
+				return synccore.Errorf(synccore.CodeInvalidPart, "file part %q: %q is not a file of this session", p.PartID, p.URL)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // signature is the URL-safe HMAC-SHA256 of the session, blob and expiry.
