@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/server/blob"
 	"github.com/agentsync/agentsync/server/internal/api"
 	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/forward"
@@ -87,7 +88,42 @@ type Config struct {
 	// node serves (409 conflict naming that node). Nil: the only node, as
 	// before.
 	Cluster *Cluster
+	// Attachments, if set, serves the files messages carry by reference
+	// (docs/files.md): GET /v1/sessions/{id}/files/{blob} to principals
+	// who can read the session or by a signed URL, and the resumable
+	// uploads of Attachments.Uploads. A session's delete releases its
+	// references. Nil: no file routes (file parts take URLs only).
+	Attachments *Attachments
 }
+
+// Attachments configures the file routes.
+type Attachments struct {
+	// Blobs keeps the files' bytes and which sessions reference them:
+	// blob.OpenDir (server/blob) on one node, pgblob.Open
+	// (server/blob/pgblob) on several. Required. The caller closes it
+	// after Server.Close.
+	Blobs blob.Store
+	// Uploads, if set, serves the tus upload routes /v1/uploads and
+	// /v1/uploads/{upload} behind the server's authorization, CORS and
+	// rate limits: uploads.New (server/uploads), which reads each
+	// request's principal with Principal. Nil: no uploads.
+	Uploads http.Handler
+	// SigningKey signs the short-lived file URLs (POST
+	// .../files/{blob}/sign); the nodes of a cluster need the same one.
+	// Nil: a random key of this process.
+	SigningKey []byte
+	// SignedURLTTL is a signed URL's default lifetime: zero means 5
+	// minutes; at most 24 hours.
+	SignedURLTTL time.Duration
+}
+
+// Principal is the principal an authorized request acts for, for handlers
+// the server calls (Attachments.Uploads); "" outside them.
+func Principal(r *http.Request) string { return api.Principal(r) }
+
+// FilePath is the path, relative to the server's root, of a session's
+// file: the URL its file parts carry.
+func FilePath(sessionID, blobID string) string { return api.FilePath(sessionID, blobID) }
 
 // Cluster names this server as one node of several on one database.
 type Cluster struct {
@@ -175,6 +211,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		WriteTimeout:   lim.WriteTimeout,
 		Limits:         lim.client,
 		Files:          cfg.Files,
+	}
+	if at := cfg.Attachments; at != nil {
+		if at.Blobs == nil {
+			_ = mgr.Shutdown(ctx)
+			return nil, errors.New("server: Attachments.Blobs is nil")
+		}
+		apiCfg.Attachments = &api.FilesConfig{Blobs: at.Blobs, Uploads: at.Uploads, SigningKey: at.SigningKey, SignedURLTTL: at.SignedURLTTL}
 	}
 	conn := cfg.Cluster.conn()
 	if conn == nil {

@@ -56,6 +56,7 @@ var suites = []suite{
 	{"./server/model/openai", "Stream", "20x", 3},
 	{"./server/model/anthropic", "Stream", "20x", 3},
 	{"./server/internal/api", "FrameEncoder", "1s", 3},
+	{"./server/uploads", "Upload|PlainPut", "5x", 3},
 	{"./server/internal/e2e", "Fanout", "3x", 3},
 	{"./server/internal/e2e", "MessagesHTTP", "1s", 3},
 	// 2,000 WebSocket viewers, in a syncserver process and in process.

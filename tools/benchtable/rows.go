@@ -31,6 +31,8 @@ var rows = []row{
 	{"synccore.ApplyDelta/AppendHandleBytes/1KB", "allocs/op", "", "", atMost(0, "0 allocs")},
 	{"synccore.ApplyDelta/AppendHandleBytes/10240KB", "ns/op", "synccore.ApplyDelta/AppendHandleBytes/1KB", "", ratioAtMost(1.3, "<=1.3x of 1KB")},
 	{"synccore.SnapshotPage200", "ns/op", "synccore.SnapshotPage200Generic", "", atMost(1e6, "<=1 ms")},
+	// A 20 MiB tus upload on loopback (stored, hashed, turned into a blob) beside one plain PUT of the same bytes.
+	{"server/uploads.Upload", "ns/op", "server/uploads.PlainPut", "", ratioAtMost(2, "<=2x of a plain PUT")},
 	{"wire.DecodePart", "ns/op", "server/store/sqlite.DecodePart/reflect", "", note("(stored part bodies)")},
 	{"wire.AppendFrames", "ns/frame", "server/internal/api.FrameEncoder/reflection", "", note("(64-frame batch)")},
 	// The core under wazero, beside the native core in the same run.

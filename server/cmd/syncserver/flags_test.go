@@ -25,6 +25,10 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-mcp-approval", "never", "-mcp-url", "http://127.0.0.1:1/mcp"}, "approval policy"},
 		{[]string{"-token", "t", "-jwt-secret", "s"}, "exclude each other"},
 		{[]string{"-jwt-jwks", "/nonexistent/jwks.json"}, "-jwt-jwks"},
+		{[]string{"-files", "s3"}, "-files"},
+		{[]string{"-files", "postgres"}, "-store"},
+		{[]string{"-files-max-size", "0"}, "-files-max-size"},
+		{[]string{"-files-key-file", "/nonexistent/key"}, "-files-key-file"},
 	} {
 		args := append([]string{"-addr", "127.0.0.1:0", "-db", db, "-log-level", "error"}, tc.args...)
 		err := run(context.Background(), args, io.Discard)

@@ -33,6 +33,7 @@ type options struct {
 	models   modelOptions
 	mcp      mcpOptions
 	resume   bool
+	files    filesOptions
 	// interactionTimeout is -interaction-timeout (server.Config.InteractionTimeout).
 	interactionTimeout time.Duration
 	// The bounds of server.Limits, one flag per field (limitflags.go).
@@ -52,6 +53,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	o.models.register(fs)
 	o.mcp.register(fs)
+	o.files.register(fs)
 	registerLimits(fs, &o.limits)
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	fs.DurationVar(&o.interactionTimeout, "interaction-timeout", 0, "how long an approval or a question waits for its answer before it expires (0 = never)")
@@ -111,6 +113,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}()
 
+	attachments, closeFiles, err := opts.files.open(ctx, opts.db, opts.store, st, log)
+	if err != nil {
+		return err
+	}
+	if closeFiles != nil {
+		defer closeFiles() // after the server's Close, before the store's
+	}
+
 	models, defaultModel, err := opts.models.registry()
 	if err != nil {
 		return err
@@ -136,6 +146,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Logger:             log,
 		Limits:             opts.limits,
 		Cluster:            nodes,
+		Attachments:        attachments,
 	})
 	if err != nil {
 		return err
@@ -162,7 +173,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "listening on %s\n", url)
 	log.Info("syncserver started", "url", url, "db", opts.db, "speed", opts.speed,
-		"auth", opts.auth.describe(), "origins", opts.origins, "models", models.Names(), "default_model", defaultModel)
+		"auth", opts.auth.describe(), "origins", opts.origins, "models", models.Names(), "default_model", defaultModel, "files", opts.files.mode)
 
 	select {
 	case err := <-serveErr:

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentsync/agentsync/bindings"
 )
 
 // lineWriter hands each "listening on" URL to a channel.
@@ -92,6 +94,19 @@ func TestRunServesAndStops(t *testing.T) {
 	resp.Body.Close()
 	if _, err := os.Stat(db); err != nil {
 		t.Fatalf("db file: %v", err)
+	}
+	// Files are on by default: an upload lands in files/ beside the db.
+	a := &bindings.API{BaseURL: url, HTTPClient: &http.Client{Timeout: 30 * time.Second}}
+	text := []byte("a file beside the db")
+	f, err := a.Upload(ctx, sess.SessionID, bindings.UploadFile{Name: "a.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text))})
+	if err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	if st, ct, body := get(f.URL); st != 200 || ct != "text/plain" || body != string(text) {
+		t.Fatalf("GET %s: %d %s %q", f.URL, st, ct, body)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(db), "files", "blobs", f.BlobID[:2], f.BlobID)); err != nil {
+		t.Fatalf("blob file: %v", err)
 	}
 
 	cancel()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/bindings"
+	"github.com/agentsync/agentsync/server/blob/pgblob"
 	"github.com/agentsync/agentsync/server/internal/natstest"
 	"github.com/agentsync/agentsync/server/internal/pgtest"
 	"github.com/agentsync/agentsync/server/store/postgres"
@@ -96,6 +99,30 @@ func runOnPostgres(t *testing.T, flags ...string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// With -store, files go to the same database (-files postgres).
+	a := &bindings.API{BaseURL: base, HTTPClient: &http.Client{Timeout: 30 * time.Second}}
+	text := []byte("a file in postgres")
+	f, err := a.Upload(ctx, sess.SessionID, bindings.UploadFile{Name: "p.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text))})
+	if err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	if resp, err := http.Get(base + f.URL); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %v %v", f.URL, resp, err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != string(text) {
+			t.Fatalf("GET %s: %q", f.URL, b)
+		}
+	}
+	pb, err := pgblob.Open(context.Background(), url, pgblob.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pb.Lookup(context.Background(), sess.SessionID, f.BlobID); err != nil {
+		t.Fatalf("the file is not in the database: %v", err)
+	}
+	pb.Close()
 	cancel()
 	if err := <-errc; err != nil {
 		t.Fatalf("run: %v", err)

@@ -55,6 +55,8 @@ type Config struct {
 	// Forward, if set, forwards a request that changes a session another
 	// node serves to that node (forward.go); nil answers 409 conflict.
 	Forward *forward.Client
+	// Attachments, if set, serves the sessions' files and uploads (files.go).
+	Attachments *FilesConfig
 }
 
 // Handler serves the API; Drain refuses what comes after it.
@@ -93,6 +95,7 @@ type api struct {
 	subsPerClient  *counter
 	draining       atomic.Bool
 
+	files  *files          // nil: no file routes
 	fwd    *forward.Client // nil: no forwarding
 	writes http.Handler    // the sessionWrites endpoints, for requests forwarded here
 }
@@ -112,6 +115,7 @@ func New(cfg Config) *Handler {
 		subsPerSession: newCounter(cfg.Limits.SubscribersPerSession),
 		subsPerClient:  newCounter(cfg.Limits.SubscribersPerClient),
 		fwd:            cfg.Forward,
+		files:          newFiles(cfg.Attachments),
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

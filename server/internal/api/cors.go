@@ -14,8 +14,9 @@ func (a *api) allowOrigin(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	// A page may read when to come back after a 429 or 503 (the JS host's
-	// send waits for it); a browser hides every other header from it.
-	h.Set("Access-Control-Expose-Headers", "Retry-After")
+	// send waits for it), an upload's offset and its file's URL, and a
+	// file's range; a browser hides every other header from it.
+	h.Set("Access-Control-Expose-Headers", exposeHeaders)
 	h.Add("Vary", "Origin")
 }
 

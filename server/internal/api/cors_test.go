@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -46,8 +47,9 @@ func TestPublicFilesCORS(t *testing.T) {
 		if got := res.Header.Get("Vary"); got != "Origin" {
 			t.Errorf("%s: Vary %q, want Origin", path, got)
 		}
-		if got := res.Header.Get("Access-Control-Expose-Headers"); got != "Retry-After" {
-			t.Errorf("%s: Access-Control-Expose-Headers %q, want Retry-After", path, got)
+		if got := res.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "Retry-After") ||
+			!strings.Contains(got, "Upload-Offset") || !strings.Contains(got, "Agentsync-File-Url") {
+			t.Errorf("%s: Access-Control-Expose-Headers %q, want Retry-After and the upload headers", path, got)
 		}
 		res = get(path, "http://evil.example")
 		if res.StatusCode != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "" {

@@ -78,8 +78,8 @@ func (a *api) preflight(w http.ResponseWriter, r *http.Request) {
 	}
 	a.allowOrigin(w, r)
 	h := w.Header()
-	h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Idempotency-Key")
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PATCH, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Idempotency-Key, Range, "+uploadHeaders)
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -98,6 +98,10 @@ func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	if err := a.checkFileParts(r, r.PathValue("id"), req.Parts); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), session.PostMessage{
 		Parts: req.Parts, Visibility: req.Visibility, Delivery: string(req.Delivery), IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})

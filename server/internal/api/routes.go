@@ -33,6 +33,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	// The upgrade takes the token from ?token= too: a browser cannot set
 	// headers on it.
 	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.limited(a.owned(a.subscribe))))
+	a.routeFiles(mux, endpoint)
 	mux.HandleFunc("POST /v1/chat", endpoint(a.chatPost))
 	mux.HandleFunc("GET /v1/chat/{id}/stream", endpoint(a.owned(a.chatResume)))
 	// Health checks (load balancers, orchestrators) are not rate limited.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/agentsync/agentsync/httpwire"
@@ -27,11 +28,20 @@ func (a *api) renameSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // deleteSession: DELETE /v1/sessions/{id}, 204 once the session is gone and
-// its subscribers were sent their closing error frame.
+// its subscribers were sent their closing error frame. Its file references
+// go with it, and each blob no other session references (a fork's do).
 func (a *api) deleteSession(w http.ResponseWriter, r *http.Request) {
-	if err := a.mgr.Delete(r.Context(), r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	if err := a.mgr.Delete(r.Context(), id); err != nil {
 		a.writeError(w, r, err)
 		return
+	}
+	if a.files != nil {
+		// The session is gone whatever happens here: a failure leaves
+		// blobs nobody can read (logged), not a session half deleted.
+		if err := a.files.blobs.Release(context.WithoutCancel(r.Context()), id); err != nil {
+			a.log.Error("release the files of a deleted session", "session", id, "err", err)
+		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
