@@ -161,8 +161,8 @@ func (p *switchableProxy) down() {
 }
 
 // After an outage long enough for the backoff to grow past several
-// seconds, Reconnect brings the client back at once (2 s here, far less
-// than the backoff it waited in).
+// seconds, Reconnect brings the client back at once: live well before the
+// pending backoff (8 s at the least) could have.
 func TestReconnectAfterOutage(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, model.Speed{})
@@ -185,28 +185,31 @@ func TestReconnectAfterOutage(t *testing.T) {
 	}
 	defer c.Close()
 	p.down()
-	// Wait until the backoff has grown: at least 6 attempts failed
-	// (250 ms << 5 = 8 s, halved at the least jitter: 4 s to the next).
-	for dials.Load() < 7 {
-		if err := c.WaitFor(ctx, func(v View) bool { return v.Status == synccore.StatusConnecting }); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.WaitFor(ctx, func(v View) bool { return v.Status == synccore.StatusBackoff }); err != nil {
-			t.Fatal(err)
+	// Wait until the backoff has grown: the 7th attempt since the client
+	// was live waits 250 ms << 6 = 16 s, halved at the least jitter: 8 s.
+	// (A view per status is not promised: connecting and backoff may
+	// coalesce, so the dials are counted.)
+	for dials.Load() < 7 || c.Status() != synccore.StatusBackoff {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d dials after the outage began, status %s", dials.Load(), c.Status())
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	if v := c.View(); !errors.Is(v.Cause, ErrNetwork) {
 		t.Fatalf("in backoff: cause %v, want network", v.Cause)
 	}
 	p.up(t)
-	back, cancelBack := context.WithTimeout(ctx, 2*time.Second)
+	start := time.Now()
+	back, cancelBack := context.WithTimeout(ctx, 6*time.Second)
 	defer cancelBack()
 	if err := c.Reconnect(back); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitFor(back, func(v View) bool { return v.Status == synccore.StatusLive }); err != nil {
-		t.Fatalf("not live 2 s after Reconnect: %v (%+v)", err, c.View())
+		t.Fatalf("not live 6 s after Reconnect: %v (%+v)", err, c.View())
 	}
+	t.Logf("live %v after Reconnect", time.Since(start))
 	if v := c.View(); v.Cause != nil {
 		t.Fatalf("live with cause %v", v.Cause)
 	}

@@ -118,7 +118,7 @@ async function switchableProxy(target) {
   return { url: `http://127.0.0.1:${port}`, up, down, dials: () => dials };
 }
 
-test('after an outage, reconnect() and the online event bring the session back at once', { timeout: 120000 }, async () => {
+test('after an outage, reconnect() and the online event bring the session back at once', { timeout: 120000 }, async (t) => {
   const created = await createSession(server.url);
   created.close();
   const proxy = await switchableProxy(server.url);
@@ -130,20 +130,24 @@ test('after an outage, reconnect() and the online event bring the session back a
   try {
     for (const trigger of [() => s.reconnect(), () => win.dispatchEvent(new Event('online'))]) {
       await proxy.down();
-      // Six failed attempts: the sixth backoff is 4 s at the least.
+      // Seven attempts since live: the seventh backoff is 8 s at the least
+      // (250 ms << 6, halved at the least jitter).
       const from = proxy.dials();
       let attempts = 0;
       const off = s.on('status', (e) => {
         if (e.status === 'backoff') attempts++;
       });
-      while (attempts < 6) await new Promise((r) => setTimeout(r, 100));
+      while (attempts < 7) await new Promise((r) => setTimeout(r, 100));
       off();
       assert.equal(s.status, 'backoff');
       assert.equal(s.cause?.code, 'network');
       assert.equal(proxy.dials(), from, 'the proxy was down');
       await proxy.up();
+      const t0 = Date.now();
       trigger();
-      await s.waitFor((v) => v.status === 'live', { timeoutMs: 2000 });
+      // Live well before the pending backoff could have made it.
+      await s.waitFor((v) => v.status === 'live', { timeoutMs: 6000 });
+      t.diagnostic(`live ${Date.now() - t0} ms after the trigger`);
       assert.equal(s.cause, null);
     }
   } finally {
