@@ -86,9 +86,17 @@ func TestForkEditRegenerateSwitch(t *testing.T) {
 	if _, err := c.Fork(ctx, 1, ForkOptions{}); !errors.Is(err, synccore.ErrBadRequest) {
 		t.Fatalf("a fork before 1: %v, want bad_request", err)
 	}
-	b, err := c.Branches(ctx, 4)
-	if err != nil || len(b.Items) != 2 || b.Index != 0 || b.Items[1].SessionID != regen.SessionID || b.Items[1].Message == nil {
-		t.Fatalf("branches at 4: %+v, %v", b, err)
+	// The regenerated reply is written once its turn starts: until then
+	// the fork has nothing at 4 to list.
+	var b Branches
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err = c.Branches(ctx, 4)
+		if err == nil && len(b.Items) == 2 && b.Index == 0 && b.Items[1].SessionID == regen.SessionID && b.Items[1].Message != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("branches at 4: %+v, %v", b, err)
+		}
 	}
 
 	if alts, err := c.Alternatives(ctx); err != nil || len(alts) != 2 || alts[0].Sequence != 3 || alts[1].Count != 2 {
