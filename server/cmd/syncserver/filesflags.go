@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -71,7 +72,7 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 		blobs = d
 	case "postgres":
 		if so.url == "" {
-			return nil, nil, fmt.Errorf("-files postgres needs -store postgres://...")
+			return nil, nil, errors.New("-files postgres needs a -store postgres:// URL")
 		}
 		s, err := pgblob.Open(ctx, so.url, pgblob.Options{})
 		if err != nil {
