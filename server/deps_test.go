@@ -34,13 +34,13 @@ func TestDependencyBound(t *testing.T) {
 		t.Errorf("server links %d third-party packages, want fewer than %d:\n%s", len(third), maxThirdParty, strings.Join(third, "\n"))
 	}
 	for _, p := range third {
-		for _, banned := range []string{"openai-go", "anthropic-sdk-go", "nats-io", "modelcontextprotocol", "tus/tusd"} {
+		for _, banned := range []string{"openai-go", "anthropic-sdk-go", "nats-io", "modelcontextprotocol", "tus/tusd", "prometheus", "opentelemetry"} {
 			if strings.Contains(p, banned) {
 				t.Errorf("server links %s: only an app that imports its package should", p)
 			}
 		}
 	}
-	for _, own := range []string{"server/model/openai", "server/model/anthropic", "server/web", "server/natsbus", "server/mcptools", "server/uploads", "server/blob/pgblob", "wasm/module"} {
+	for _, own := range []string{"server/model/openai", "server/model/anthropic", "server/web", "server/natsbus", "server/mcptools", "server/uploads", "server/blob/pgblob", "server/metrics", "server/tracing", "wasm/module"} {
 		if strings.Contains(string(out), "github.com/agentsync/agentsync/"+own+"\n") {
 			t.Errorf("server links %s", own)
 		}

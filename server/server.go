@@ -18,6 +18,11 @@
 // rate_limited past them) and the sessions kept in memory; Close drains:
 // later requests get 503 closed, running turns close with a committed
 // "shutdown" error part, and subscriptions end with WebSocket close 1001.
+//
+// GET /livez and /readyz answer load balancers without a token (readiness
+// fails while draining, or when the store or NATS is unreachable); an
+// Observer (server/metrics) and a Tracer (server/tracing) see what the
+// server does.
 package server
 
 import (
@@ -62,10 +67,11 @@ type Config struct {
 	// host: "http://localhost:5173", "localhost:5173", or "*" for any.
 	AllowedOrigins []string
 	// Files, if set, serves the GET and HEAD requests outside the
-	// protocol's routes (/v1/..., /healthz) as public files, with CORS
-	// headers for AllowedOrigins: web.Handler() (server/web) is the demo
-	// page at "/" and the browser package (scripts and the client core
-	// module) at "/js/". Nil: those requests get 404 not_found.
+	// protocol's routes (/v1/..., /healthz, /livez, /readyz) as public
+	// files, with CORS headers for AllowedOrigins: web.Handler()
+	// (server/web) is the demo page at "/" and the browser package
+	// (scripts and the client core module) at "/js/". Nil: those requests
+	// get 404 not_found.
 	Files http.Handler
 	// ResumeInterrupted retries, at New, the turns a crash interrupted (as
 	// a client's "retry" action would).
@@ -94,6 +100,15 @@ type Config struct {
 	// uploads of Attachments.Uploads. A session's delete releases its
 	// references. Nil: no file routes (file parts take URLs only).
 	Attachments *Attachments
+	// Observer, if set, receives the server's events for metrics:
+	// metrics.New() (server/metrics) counts them in Prometheus
+	// collectors. Nil observes nothing.
+	Observer Observer
+	// Tracer, if set, traces the server: a span per request (named by its
+	// route) and per turn (a child of the request that started it), with
+	// the turn's model steps and tool calls as children. tracing.New
+	// (server/tracing) is one over OpenTelemetry. Nil traces nothing.
+	Tracer Tracer
 }
 
 // Attachments configures the file routes.
@@ -161,6 +176,8 @@ type Server struct {
 	mgr       *session.Manager
 	handler   *api.Handler
 	responder *forward.Responder // nil without Cluster.Transport
+	store     store.Store
+	conn      bus.Conn // nil without Cluster.Transport
 }
 
 // New starts a server on cfg.Store. Before it returns, it closes every
@@ -197,6 +214,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:        lim.IdleTimeout,
 		MaxLoaded:          lim.MaxLoaded,
 		Cluster:            cfg.Cluster.session(),
+		Observer:           cfg.Observer,
+		Tracer:             tracerOf(cfg.Tracer),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: start sessions: %w", err)
@@ -211,6 +230,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		WriteTimeout:   lim.WriteTimeout,
 		Limits:         lim.client,
 		Files:          cfg.Files,
+		Observer:       cfg.Observer,
+		Tracer:         tracerOf(cfg.Tracer),
 	}
 	if at := cfg.Attachments; at != nil {
 		if at.Blobs == nil {
@@ -219,13 +240,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		apiCfg.Attachments = &api.FilesConfig{Blobs: at.Blobs, Uploads: at.Uploads, SigningKey: at.SigningKey, SignedURLTTL: at.SignedURLTTL}
 	}
-	conn := cfg.Cluster.conn()
-	if conn == nil {
-		return &Server{mgr: mgr, handler: api.New(apiCfg)}, nil
+	s := &Server{mgr: mgr, store: cfg.Store, conn: cfg.Cluster.conn()}
+	apiCfg.Ready = s.readyChecks
+	if s.conn == nil {
+		s.handler = api.New(apiCfg)
+		return s, nil
 	}
 	c := cfg.Cluster
-	apiCfg.Forward = forward.NewClient(conn, c.Node, pick(c.ForwardTimeout, forward.DefaultTimeout, forever))
-	s := &Server{mgr: mgr, handler: api.New(apiCfg)}
+	apiCfg.Forward = forward.NewClient(s.conn, c.Node, pick(c.ForwardTimeout, forward.DefaultTimeout, forever))
+	s.handler = api.New(apiCfg)
+	conn := s.conn
 	if s.responder, err = forward.Serve(conn, c.Node, s.handler, log); err != nil {
 		_ = mgr.Shutdown(ctx)
 		return nil, fmt.Errorf("server: answer forwarded requests: %w", err)

@@ -103,6 +103,13 @@ type Store interface {
 	Close() error
 }
 
+// Pinger is a Store that can tell cheaply whether it is reachable now
+// (readiness: server's /readyz). sqlite and postgres stores implement it;
+// for a Store that does not, readiness reads one session instead.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Session is one session's row.
 type Session struct {
 	SessionID    string `json:"session_id" msgpack:"session_id"`

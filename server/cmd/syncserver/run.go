@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server"
+	"github.com/agentsync/agentsync/server/metrics"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/tracing"
 	"github.com/agentsync/agentsync/server/web"
 )
 
@@ -36,6 +38,9 @@ type options struct {
 	files    filesOptions
 	// interactionTimeout is -interaction-timeout (server.Config.InteractionTimeout).
 	interactionTimeout time.Duration
+	// metricsAddr, if set, serves Prometheus metrics at /metrics on a
+	// listener of its own.
+	metricsAddr string
 	// The bounds of server.Limits, one flag per field (limitflags.go).
 	limits server.Limits
 }
@@ -55,6 +60,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	o.mcp.register(fs)
 	o.files.register(fs)
 	registerLimits(fs, &o.limits)
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this address (host:port; off when empty); keep it off the public network")
 	fs.BoolVar(&o.resume, "resume-interrupted", false, "at start, retry the turns a crash interrupted (as the retry action does)")
 	fs.DurationVar(&o.interactionTimeout, "interaction-timeout", 0, "how long an approval or a question waits for its answer before it expires (0 = never)")
 	if err := fs.Parse(args); err != nil {
@@ -130,6 +136,29 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer closeMCP()
+	// Traces go to an OTLP collector when the OTEL_* variables name one
+	// (off by default).
+	tr, err := tracing.FromEnv(ctx)
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	var tracer server.Tracer
+	if tr != nil {
+		tracer = tr
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			if err := tr.Shutdown(ctx); err != nil {
+				log.Warn("flush traces", "err", err)
+			}
+		}()
+	}
+	var obs *metrics.Metrics
+	var observer server.Observer
+	if opts.metricsAddr != "" {
+		obs = metrics.New()
+		observer = obs
+	}
 	// New runs crash recovery (closes messages left streaming) before
 	// anything is served.
 	agent, err := server.New(ctx, server.Config{
@@ -147,9 +176,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		Limits:             opts.limits,
 		Cluster:            nodes,
 		Attachments:        attachments,
+		Observer:           observer,
+		Tracer:             tracer,
 	})
 	if err != nil {
 		return err
+	}
+	if obs != nil {
+		obs.Watch(agent)
+		stop, err := serveMetrics(opts.metricsAddr, obs, stdout, log)
+		if err != nil {
+			_ = agent.Close(context.Background())
+			return err
+		}
+		defer stop() // after the drain, so a last scrape may see it
 	}
 
 	ln, err := net.Listen("tcp", opts.addr)
@@ -161,8 +201,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// outlives ctx until the manager has ended them cleanly.
 	baseCtx, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	var handler http.Handler = agent
+	if tr != nil {
+		handler = tracing.Handler(agent) // continue the callers' traceparent
+	}
 	srv := &http.Server{
-		Handler:           agent,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
@@ -182,6 +226,29 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	return shutdown(srv, agent, cancelBase, log)
+}
+
+// serveMetrics serves m at /metrics on a listener of its own at addr and
+// writes "metrics on http://<addr>/metrics" to stdout once it is bound.
+// stop closes it.
+func serveMetrics(addr string, m *metrics.Metrics, stdout io.Writer, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() { _ = srv.Serve(ln) }()
+	url := "http://" + ln.Addr().String() + "/metrics"
+	fmt.Fprintf(stdout, "metrics on %s\n", url)
+	log.Info("metrics served", "url", url)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // shutdown stops in the order that loses nothing: the agent server drains

@@ -21,6 +21,8 @@ type lineWriter struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	urls chan string
+	// metrics, if set, gets each "metrics on" URL.
+	metrics chan string
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -35,6 +37,9 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		}
 		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
 			w.urls <- u
+		}
+		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "metrics on "); ok && w.metrics != nil {
+			w.metrics <- u
 		}
 	}
 }
@@ -189,5 +194,65 @@ func TestRunWithTokenAndOrigins(t *testing.T) {
 	cancel()
 	if err := <-errc; err != nil {
 		t.Fatalf("run: %v", err)
+	}
+}
+
+// -metrics-addr serves the metrics on a listener of their own, not on the
+// public API; the probes answer on the public API without the token.
+func TestRunServesMetricsApart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lineWriter{urls: make(chan string, 1), metrics: make(chan string, 1)}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "m.db"),
+			"-token", "tok", "-metrics-addr", "127.0.0.1:0", "-log-level", "error"}, out)
+	}()
+	var url, metricsURL string
+	for url == "" || metricsURL == "" {
+		select {
+		case url = <-out.urls:
+		case metricsURL = <-out.metrics:
+		case err := <-errc:
+			t.Fatalf("run: %v", err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no listening or metrics line")
+		}
+	}
+	get := func(u string, hdr ...string) (int, string) {
+		req, _ := http.NewRequest("GET", u, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if st, _ := get(url+"/v1/sessions", "Authorization", "Bearer tok"); st != 200 {
+		t.Fatalf("list sessions: %d", st)
+	}
+	for _, p := range []string{"/livez", "/readyz"} {
+		if st, body := get(url + p); st != 200 || !strings.Contains(body, `"ok":true`) {
+			t.Fatalf("%s without a token: %d %s", p, st, body)
+		}
+	}
+	st, body := get(metricsURL)
+	if st != 200 || !strings.Contains(body, `agentsync_http_requests_total{code="200",route="GET /v1/sessions"} 1`) ||
+		!strings.Contains(body, "agentsync_sessions_loaded") {
+		t.Fatalf("metrics: %d\n%s", st, body)
+	}
+	if _, body := get(url+"/metrics", "Authorization", "Bearer tok"); strings.Contains(body, "agentsync_http_requests_total") {
+		t.Fatal("the public API serves the metrics")
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if _, err := http.Get(metricsURL); err == nil {
+		t.Fatal("metrics still served after shutdown")
 	}
 }

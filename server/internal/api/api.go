@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/forward"
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -57,6 +59,14 @@ type Config struct {
 	Forward *forward.Client
 	// Attachments, if set, serves the sessions' files and uploads (files.go).
 	Attachments *FilesConfig
+	// Observer sees every request, refusal and forward; nil observes
+	// nothing.
+	Observer obs.Observer
+	// Tracer, if set, starts a span per request; nil traces nothing.
+	Tracer obs.Tracer
+	// Ready, if set, checks the server's dependencies (the store, the bus)
+	// for GET /readyz, which also fails while draining.
+	Ready func(ctx context.Context) []Check
 }
 
 // Handler serves the API; Drain refuses what comes after it.
@@ -67,7 +77,11 @@ type Handler struct {
 
 // ServeHTTP serves one request, or answers 503 closed after Drain.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.probe(w, r) {
+		return
+	}
 	if h.api.draining.Load() {
+		h.api.obs.Request("none", http.StatusServiceUnavailable, 0)
 		h.api.writeError(w, r, synccore.Errorf(synccore.CodeClosed, "the server is shutting down"))
 		return
 	}
@@ -77,6 +91,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Drain makes every later request answer 503 closed; requests and
 // subscriptions already running go on until the session manager ends them.
 func (h *Handler) Drain() { h.api.draining.Store(true) }
+
+// Draining reports whether Drain was called.
+func (h *Handler) Draining() bool { return h.api.draining.Load() }
+
+// Subscribers is the number of subscriptions open now (WebSocket and AI
+// SDK streams).
+func (h *Handler) Subscribers() int64 { return h.api.subscribers.Load() }
 
 // api holds the handler's state; its methods are the endpoints.
 type api struct {
@@ -94,6 +115,11 @@ type api struct {
 	subsPerSession *counter
 	subsPerClient  *counter
 	draining       atomic.Bool
+	subscribers    atomic.Int64
+
+	obs    obs.Observer
+	tracer obs.Tracer // nil: no spans
+	ready  func(ctx context.Context) []Check
 
 	files  *files          // nil: no file routes
 	fwd    *forward.Client // nil: no forwarding
@@ -116,6 +142,9 @@ func New(cfg Config) *Handler {
 		subsPerClient:  newCounter(cfg.Limits.SubscribersPerClient),
 		fwd:            cfg.Forward,
 		files:          newFiles(cfg.Attachments),
+		obs:            obs.Or(cfg.Observer),
+		tracer:         cfg.Tracer,
+		ready:          cfg.Ready,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -131,5 +160,5 @@ func New(cfg Config) *Handler {
 	}
 	a.pongWait = 2*a.pingInterval + a.writeTimeout
 	a.upgrader = newGorillaUpgrader(wsReadLimit, a.upgradeFailed)
-	return &Handler{api: a, next: a.recoverPanics(a.routes(cfg))}
+	return &Handler{api: a, next: a.observed(a.recoverPanics(a.routes(cfg)))}
 }

@@ -76,10 +76,13 @@ func (a *api) forwarding(next http.HandlerFunc) http.HandlerFunc {
 			resp, err := a.fwd.Forward(r.Context(), oe.Node, a.forwardRequest(r, body.kept.Bytes()))
 			switch {
 			case err == nil && (!resp.NotServed || attempt > 1):
+				a.obs.Forward("answered")
 				writeForwarded(w, resp)
 				return
 			case err == nil: // the owner lost the session meanwhile: claim it again
+				a.obs.Forward("not_served")
 			case errors.Is(err, forward.ErrUnreachable) || errors.Is(err, forward.ErrTimeout):
+				a.obs.Forward("unreachable")
 				a.log.Warn("forward failed", "session_id", oe.SessionID, "owner", oe.Node, "attempt", attempt, "err", err)
 				if attempt > 1 || !a.awaitLapse(r.Context(), oe) {
 					a.writeUnreachable(w, r, oe)
@@ -87,6 +90,7 @@ func (a *api) forwarding(next http.HandlerFunc) http.HandlerFunc {
 				}
 				failedNode = oe.Node
 			default:
+				a.obs.Forward("failed")
 				a.writeError(w, r, err)
 				return
 			}
@@ -166,6 +170,7 @@ func writeForwarded(w http.ResponseWriter, resp *forward.Response) {
 // with NotServed set, so the forwarding node may claim it again.
 func (h *Handler) ServeForward(ctx context.Context, req *forward.Request) *forward.Response {
 	a := h.api
+	a.obs.Forward("received")
 	rec := &recorder{header: http.Header{}}
 	r, err := http.NewRequestWithContext(ctx, req.Method, req.Path, bytes.NewReader(req.Body))
 	if err != nil {

@@ -117,6 +117,7 @@ func (a *api) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ok, wait := a.rate.allow(clientKey(r), time.Now())
 		if !ok {
+			a.obs.RateLimited("requests")
 			a.refuse(w, r, wait, "over %g requests per second (burst %d)", float64(a.rate.rate), a.rate.burst)
 			return
 		}

@@ -2,6 +2,8 @@ package api
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -39,6 +42,49 @@ func (a *api) recoverPanics(next http.Handler) http.Handler {
 			if !tw.wrote {
 				a.writeValue(tw, r, http.StatusInternalServerError,
 					synccore.Errorf(synccore.CodeInternal, "internal error"))
+			}
+		}()
+		next.ServeHTTP(tw, r)
+	})
+}
+
+// observed reports every request to the observer by the route pattern it
+// matched (r.Pattern, which the mux sets on the request it is given) and
+// its status, after next has answered it.
+// With a Tracer, each request is a span named by its route, a child of
+// the span a traceparent header names, if the Tracer reads it.
+func (a *api) observed(next http.Handler) http.Handler {
+	if _, nop := a.obs.(obs.Nop); nop && a.tracer == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &trackingWriter{ResponseWriter: w}
+		began := time.Now()
+		var span obs.Span
+		if a.tracer != nil {
+			var ctx context.Context
+			ctx, span = a.tracer.Start(r.Context(), r.Method)
+			r = r.WithContext(ctx)
+		}
+		defer func() {
+			status := tw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "none"
+			}
+			a.obs.Request(route, status, time.Since(began))
+			if span != nil {
+				span.SetName(route)
+				span.SetString("http.route", route)
+				span.SetInt("http.response.status_code", int64(status))
+				var err error
+				if status >= 500 {
+					err = errors.New(http.StatusText(status))
+				}
+				span.End(err)
 			}
 		}()
 		next.ServeHTTP(tw, r)

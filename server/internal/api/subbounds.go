@@ -48,15 +48,19 @@ func (c *counter) release(key string) {
 func (a *api) admitSubscriber(w http.ResponseWriter, r *http.Request, sessionID string) (release func(), ok bool) {
 	client := clientKey(r)
 	if !a.subsPerClient.acquire(client) {
+		a.obs.RateLimited("subscribers_per_principal")
 		a.refuse(w, r, subscriberRetry, "over %d open subscriptions per client", a.subsPerClient.max)
 		return nil, false
 	}
 	if !a.subsPerSession.acquire(sessionID) {
 		a.subsPerClient.release(client)
+		a.obs.RateLimited("subscribers_per_session")
 		a.refuse(w, r, subscriberRetry, "over %d open subscriptions of this session", a.subsPerSession.max)
 		return nil, false
 	}
+	a.subscribers.Add(1)
 	return func() {
+		a.subscribers.Add(-1)
 		a.subsPerSession.release(sessionID)
 		a.subsPerClient.release(client)
 	}, true

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -33,6 +34,8 @@ type Config struct {
 	// are renewed every TTL/3.
 	TTL    time.Duration
 	Logger *slog.Logger
+	// Observer sees every lease renewal; nil observes nothing.
+	Observer obs.Observer
 }
 
 // DefaultTTL is a lease's TTL when Config.TTL is zero.
@@ -42,6 +45,7 @@ const DefaultTTL = 5 * time.Second
 type Keeper struct {
 	cfg Config
 	log *slog.Logger
+	obs obs.Observer
 
 	mu    sync.Mutex
 	owned map[string]*Ownership
@@ -55,7 +59,8 @@ func New(cfg Config) *Keeper {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Keeper{cfg: cfg, log: cfg.Logger.With("component", "cluster", "node", cfg.Node), owned: map[string]*Ownership{}}
+	return &Keeper{cfg: cfg, log: cfg.Logger.With("component", "cluster", "node", cfg.Node), owned: map[string]*Ownership{},
+		obs: obs.Or(cfg.Observer)}
 }
 
 // Ownership is this node's hold on one session.
@@ -162,10 +167,13 @@ func (o *Ownership) Confirm(ctx context.Context) error {
 	if err != nil {
 		o.markLost("not confirmed past its local validity")
 		if errors.Is(err, store.ErrLeaseLost) {
+			o.k.obs.LeaseRenewal("lost")
 			return err
 		}
+		o.k.obs.LeaseRenewal("failed")
 		return fmt.Errorf("cluster: session %q: confirm the lease: %w: %w", sid, store.ErrLeaseLost, err)
 	}
+	o.k.obs.LeaseRenewal("ok")
 	o.extend(l, start)
 	return nil
 }
@@ -243,13 +251,16 @@ func (o *Ownership) renew(ctx context.Context) {
 		l, err := o.k.cfg.Store.RenewLease(ctx, o.Lease(), ttl)
 		switch {
 		case err == nil:
+			o.k.obs.LeaseRenewal("ok")
 			o.extend(l, start)
 		case errors.Is(err, store.ErrLeaseLost):
+			o.k.obs.LeaseRenewal("lost")
 			o.markLost("taken by another node")
 			return
 		case ctx.Err() != nil:
 			return
 		default:
+			o.k.obs.LeaseRenewal("failed")
 			o.k.log.Warn("lease renewal failed", "session_id", o.Lease().SessionID, "err", err)
 			o.mu.Lock()
 			expired := time.Now().After(o.validUntil)

@@ -32,6 +32,9 @@ type Limits struct {
 	// folding off, so that every delta is delivered as published (for
 	// benchmarks that count frames, or clients that want every delta).
 	Fold int
+	// OnResync, if set, is called with the code of every resync frame a
+	// subscriber is ended with (a metric); it must not block.
+	OnResync func(code string)
 }
 
 // ResyncSlowConsumer is the code of the resync frame a subscriber gets when

@@ -168,6 +168,9 @@ func (s *Subscriber) resyncLocked(code, reason string) {
 		Reason: reason,
 	})
 	s.ended = true
+	if s.limits.OnResync != nil {
+		s.limits.OnResync(code)
+	}
 }
 
 // end stops the queue from growing; Next drains what is left, then EOF.

@@ -114,6 +114,7 @@ func (s *live) claim(ctx context.Context) error {
 		return fmt.Errorf("session %s: read it on taking its lease: %w", s.id, err)
 	}
 	s.rec, s.own = rec, o
+	s.m.obs.LeaseAcquired(len(recovered) > 0)
 	s.startPublishing(o)
 	for i := range recovered {
 		s.publishMessage(&recovered[i])
@@ -157,12 +158,18 @@ func (s *live) dropLease() {
 // s.mu.
 func (s *live) commitUnder(ctx context.Context, o *cluster.Ownership, batch []synccore.Message) error {
 	if s.m.keeper == nil {
-		return s.m.store.Commit(ctx, s.id, batch)
+		began := time.Now()
+		err := s.m.store.Commit(ctx, s.id, batch)
+		s.m.obs.Commit(s.m.storeName, time.Since(began), err == nil)
+		return err
 	}
 	if o == nil || o != s.own {
 		return fmt.Errorf("session %q: node %q no longer serves it under this lease: %w", s.id, s.m.node, store.ErrLeaseLost)
 	}
-	return o.Commit(ctx, batch)
+	began := time.Now()
+	err := o.Commit(ctx, batch)
+	s.m.obs.Commit(s.m.storeName, time.Since(began), err == nil)
+	return err
 }
 
 // releaseLease gives up the session's lease when it leaves memory, so

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
@@ -55,6 +56,15 @@ type Config struct {
 	// takes their sessions over rather than all at start. ResumeInterrupted
 	// does not apply.
 	Cluster *ClusterConfig
+	// Observer receives the manager's events (commits, turns, model
+	// steps, resyncs, leases); nil observes nothing.
+	Observer obs.Observer
+	// Tracer, if set, traces turns, model steps and tool calls; nil
+	// traces nothing.
+	Tracer obs.Tracer
+	// StoreName labels the commits the Observer sees ("sqlite",
+	// "postgres"); "" is Store's package name.
+	StoreName string
 }
 
 // PostMessage is the body of a user message.

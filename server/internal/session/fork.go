@@ -94,7 +94,7 @@ func (m *Manager) Fork(ctx context.Context, sessionID string, req Fork) (store.S
 			if s.turn != nil {
 				return synccore.Errorf(synccore.CodeConflict, "a turn is running in the new fork")
 			}
-			s.startTurnAttempt(again.TurnID, again.Sequence, attempt)
+			s.startTurnAttempt(ctx, again.TurnID, again.Sequence, attempt)
 			return nil
 		})
 	}

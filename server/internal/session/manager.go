@@ -14,6 +14,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/natsfan"
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/server/store"
@@ -62,6 +63,10 @@ type Manager struct {
 	// without NATS.
 	bus *natsfan.Bus
 
+	obs       obs.Observer
+	tracer    obs.Tracer // nil: no spans
+	storeName string
+
 	turns   sync.WaitGroup // running turn goroutines
 	running atomic.Int64   // how many; tests wait for 0
 }
@@ -89,7 +94,14 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		maxLoaded:          cfg.MaxLoaded,
 		toolTime:           cfg.ToolTimeout,
 		toolOut:            cfg.MaxToolOutput,
+		obs:                obs.Or(cfg.Observer),
+		tracer:             cfg.Tracer,
+		storeName:          cfg.StoreName,
 	}
+	if m.storeName == "" {
+		m.storeName = obs.StoreName(cfg.Store)
+	}
+	m.limits.OnResync = m.obs.Resync
 	if m.models == nil {
 		m.models = scripted.Registry()
 	}
@@ -130,7 +142,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		// Other nodes may be serving sessions now: each is recovered when
 		// this node takes its lease (claim), never all at once.
 		m.node = c.Node
-		m.keeper = cluster.New(cluster.Config{Store: m.store, Node: c.Node, TTL: c.LeaseTTL, Logger: m.log})
+		m.keeper = cluster.New(cluster.Config{Store: m.store, Node: c.Node, TTL: c.LeaseTTL, Logger: m.log, Observer: m.obs})
 		if c.NATS != nil {
 			m.bus = natsfan.New(c.NATS, m.log)
 		}

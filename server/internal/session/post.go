@@ -87,7 +87,7 @@ func (m *Manager) PostMessage(ctx context.Context, sessionID string, req PostMes
 		case wait:
 			s.queued = append(s.queued, queuedTurn{id: turnID, seq: msg.Sequence})
 		default:
-			s.startTurn(turnID, msg.Sequence)
+			s.startTurn(ctx, turnID, msg.Sequence)
 		}
 		return *msg, nil
 	})
@@ -117,7 +117,9 @@ func (s *live) startQueued() {
 	}
 	q := s.queued[0]
 	s.queued = s.queued[1:]
-	s.startTurn(q.id, q.seq)
+	// The request that queued it is long answered: its turn's span is a
+	// root of its own.
+	s.startTurn(s.m.base, q.id, q.seq)
 }
 
 var tagPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)

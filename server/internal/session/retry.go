@@ -74,7 +74,7 @@ func (s *live) retry(ctx context.Context) (synccore.Message, error) {
 	if err != nil {
 		return synccore.Message{}, err
 	}
-	t := s.startTurn(failed.TurnID, msg.Sequence)
+	t := s.startTurn(ctx, failed.TurnID, msg.Sequence)
 	t.agent = newAgentMsg(agent, t.own)
 	t.agent.parts = []*workPart{{p: agent.Parts[0]}} // committed as it is
 	return *msg, nil

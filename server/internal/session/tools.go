@@ -35,6 +35,10 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 		return err
 	}
 	spec := tool.Spec()
+	if _, span := s.m.startSpan(t.ctx, "tool"); span != nil {
+		span.SetString("agentsync.tool", spec.Name)
+		defer func() { span.End(nil) }()
+	}
 	switch {
 	case spec.AsksUser:
 		// The tool is the question: it runs until the user answers, and

@@ -7,6 +7,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/cluster"
 	"time"
 
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -18,6 +19,7 @@ type turn struct {
 	id     string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	span   obs.Span      // nil without a Tracer
 	done   chan struct{} // closed when the goroutine has finished the turn
 
 	agent       *agentMsg // nil until the first step starts
@@ -55,18 +57,29 @@ var (
 	errTurnOver = errors.New("the turn is over")
 )
 
-// startTurn begins a turn for the user message at seq. Caller holds s.mu.
-func (s *live) startTurn(id string, seq int64) *turn {
-	return s.startTurnAttempt(id, seq, 0)
+// startTurn begins a turn for the user message at seq; with a Tracer, its
+// span is a child of parent's (the request that started it). Caller holds
+// s.mu.
+func (s *live) startTurn(parent context.Context, id string, seq int64) *turn {
+	return s.startTurnAttempt(parent, id, seq, 0)
 }
 
 // startTurnAttempt is startTurn writing another version of the turn's
 // answer (model.Request.Attempt). Caller holds s.mu.
-func (s *live) startTurnAttempt(id string, seq int64, attempt int) *turn {
-	ctx, cancel := context.WithCancelCause(s.m.base)
+func (s *live) startTurnAttempt(parent context.Context, id string, seq int64, attempt int) *turn {
+	base, span := s.m.base, obs.Span(nil)
+	if tr := s.m.tracer; tr != nil {
+		// The turn outlives the request: only the span comes from it.
+		base, span = tr.Start(context.WithoutCancel(parent), "turn")
+		span.SetString("agentsync.turn_id", id)
+		span.SetString("agentsync.model", s.rec.Model)
+		span.SetString("agentsync.node", s.m.node)
+	}
+	ctx, cancel := context.WithCancelCause(base)
 	t := &turn{id: id, ctx: ctx, cancel: cancel, done: make(chan struct{}), lastUserSeq: seq, startSeq: seq, answers: make(chan bool, 1),
-		own: s.own, attempt: attempt}
+		own: s.own, attempt: attempt, span: span}
 	s.turn = t
+	s.m.obs.TurnStarted(s.rec.Model)
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
 	go s.runTurn(t)
@@ -83,6 +96,9 @@ func (s *live) runTurn(t *turn) {
 	// posted meanwhile starts a new turn instead of joining this one.
 	t.cancel(errTurnOver)
 	s.endTurn(t, err)
+	if t.span != nil {
+		t.span.End(err)
+	}
 }
 
 // turnLoop runs steps until the model stops with nothing left to answer.
@@ -143,7 +159,21 @@ func (s *live) turnLoop(t *turn) error {
 			SessionID: s.id, TurnID: t.id, StepID: st.id, Step: n, Model: modelName,
 			Messages: win.input, Tools: s.m.tools.Specs(), Attempt: t.attempt,
 		}
-		if err := s.stream(t.ctx, provider, req, func(ev model.Event) error { return s.apply(t, st, ev) }); err != nil {
+		sm := stepMeter{obs: s.m.obs, model: modelName, began: time.Now(), usage: -1}
+		stepCtx, span := s.m.startSpan(t.ctx, "model.step")
+		if span != nil {
+			span.SetString("agentsync.model", modelName)
+			span.SetInt("agentsync.step", int64(n))
+		}
+		err = s.stream(stepCtx, provider, req, func(ev model.Event) error {
+			sm.see(&ev)
+			return s.apply(t, st, ev)
+		})
+		if span != nil {
+			span.SetInt("agentsync.deltas", sm.deltas)
+			span.End(err)
+		}
+		if err != nil {
 			if t.ctx.Err() != nil {
 				return context.Cause(t.ctx)
 			}
@@ -155,6 +185,7 @@ func (s *live) turnLoop(t *turn) error {
 			}
 			continue // the step failed before it said anything: run it once more
 		}
+		sm.done()
 
 		closed, calls, err := s.finishStep(ctx, t, st, seen)
 		if err != nil || closed {
@@ -309,7 +340,7 @@ func (s *live) answerUnread(t *turn, err error) {
 		return
 	}
 	s.log.Info("answering a message the ended turn never read", "turn_id", t.id, "sequence", t.lastUserSeq)
-	s.startTurn(t.id, t.lastUserSeq)
+	s.startTurn(t.ctx, t.id, t.lastUserSeq)
 }
 
 // singlePartMessage is a closed agent message of the turn holding one part:

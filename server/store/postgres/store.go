@@ -156,3 +156,14 @@ func (s *Store) typed(ctx context.Context, err error) error {
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// Ping checks that the database answers (store.Pinger): one round trip on
+// a pooled connection. After Close it fails with CodeClosed.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return store.ErrClosed()
+	}
+	return s.typed(ctx, s.pool.Ping(ctx))
+}
+
+var _ store.Pinger = (*Store)(nil)

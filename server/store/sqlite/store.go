@@ -188,3 +188,18 @@ func (c *conn) rollback() {
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// Ping checks that the store can read (store.Pinger): a reader connection
+// runs a query on the database file. After Close it fails with CodeClosed.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.read(ctx, func(c *conn) error {
+		st, err := c.query(`SELECT 1 FROM sqlite_schema LIMIT 1`)
+		if err != nil {
+			return err
+		}
+		st.Step()
+		return done(st)
+	})
+}
+
+var _ store.Pinger = (*Store)(nil)
