@@ -72,6 +72,9 @@ func TestForkEditRegenerate(t *testing.T) {
 
 	// Regenerate message 4 (the reply): twice.
 	regen := s.fork(root, map[string]any{"before_sequence": 4, "regenerate": true})
+	// The take's number counts the versions written so far: the second
+	// regeneration waits for the first one's reply.
+	s.waitIdle(regen.SessionID, 4)
 	regen2 := s.fork(root, map[string]any{"before_sequence": 4, "regenerate": true})
 	replyText := func(m synccore.Message) string {
 		for _, p := range m.Parts {
