@@ -41,6 +41,10 @@ type goClient struct {
 	mu      sync.Mutex
 	done    map[string]string // message id: digest when first seen done
 	doneMsg map[string]synccore.Message
+	// checked is the message each id had when last checked: a view shares
+	// every unchanged message with the one before (same pointer), so only
+	// a message that changed is digested again.
+	checked map[string]*synccore.Message
 	changed []string
 }
 
@@ -65,7 +69,8 @@ func dialGo(t *testing.T, label, baseURL, sid string, rt *core.Runtime) *goClien
 		_ = c.Close()
 		t.Fatalf("%s: not live: %v", label, err)
 	}
-	g := &goClient{label: label, c: c, done: map[string]string{}, doneMsg: map[string]synccore.Message{}}
+	g := &goClient{label: label, c: c, done: map[string]string{}, doneMsg: map[string]synccore.Message{},
+		checked: map[string]*synccore.Message{}}
 	stop := c.Subscribe(g.check)
 	t.Cleanup(func() {
 		stop()
@@ -78,9 +83,10 @@ func (g *goClient) check(v bindings.View) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, m := range v.Messages.All() {
-		if m.State != synccore.MessageDone {
+		if m.State != synccore.MessageDone || g.checked[m.MessageID] == m {
 			continue
 		}
+		g.checked[m.MessageID] = m
 		d := wire.DigestMessages([]synccore.Message{*m})
 		if first, ok := g.done[m.MessageID]; !ok {
 			g.done[m.MessageID] = d
