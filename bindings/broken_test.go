@@ -64,7 +64,7 @@ func (f *faultCore) inject(ev synccore.Event) (synccore.Event, bool) {
 // end live with the server's digest.
 func TestClientRebuildsOnlyOnCoreBroken(t *testing.T) {
 	srv := startServer(t, model.Speed{})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	a := &API{BaseURL: srv.URL}
 	sess, err := a.CreateSession(ctx, "")

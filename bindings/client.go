@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/bindings/core"
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/gorilla/websocket"
 )
@@ -48,6 +49,13 @@ type Config struct {
 	MaxMessageBytes int64
 	// Logger receives the client's logs; nil discards them.
 	Logger *slog.Logger
+	// OnAlternatives, when set, asks the subscription for signals
+	// (docs/protocol.md §4.6) and is called with each position of the
+	// session's path that gained or lost an alternative (a fork made or
+	// deleted anywhere in the conversation): its count now, and which one
+	// the path takes. It runs on the connection's goroutine: it must not
+	// block.
+	OnAlternatives func(httpwire.BranchCount)
 }
 
 // Client keeps an exact view of one session: it runs the core's commands

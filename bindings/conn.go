@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/synccore"
 	"github.com/gorilla/websocket"
 )
@@ -132,8 +134,12 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 			return
 		}
 		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+		if typ == websocket.TextMessage {
+			c.signal(data) // a signal (§4.6): never numbered, never the core's
+			continue
+		}
 		if typ != websocket.BinaryMessage {
-			continue // the protocol only sends binary frames
+			continue
 		}
 		report(synccore.Event{Type: synccore.EvFrames, Data: data})
 	}
@@ -144,7 +150,7 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 // or 403 is tried once more if the TokenSource gives a new token; a dial
 // that got no answer is a *NetworkError.
 func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, error) {
-	u, err := subscribeURL(c.cfg.BaseURL, sessionID)
+	u, err := subscribeURL(c.cfg.BaseURL, sessionID, c.cfg.OnAlternatives != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +188,7 @@ func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, e
 }
 
 // subscribeURL turns the HTTP base URL into the subscription's ws:// URL.
-func subscribeURL(base, sessionID string) (string, error) {
+func subscribeURL(base, sessionID string, signals bool) (string, error) {
 	u, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil {
 		return "", fmt.Errorf("bindings: base URL %q: %w", base, err)
@@ -204,6 +210,26 @@ func subscribeURL(base, sessionID string) (string, error) {
 	// (docs/protocol.md §4.5).
 	q := u.Query()
 	q.Set("kept", "1")
+	if signals {
+		q.Set("signals", "1") // text messages beside the frames (§4.6)
+	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// signal hands a signal of the subscription to the callback it is for;
+// one this client does not know, or cannot read, is ignored (a newer
+// server may send more).
+func (c *Client) signal(data []byte) {
+	var s struct {
+		Signal string `json:"signal"`
+		httpwire.BranchCount
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		c.log.Debug("a signal that is not JSON", "err", err)
+		return
+	}
+	if s.Signal == "alternatives" && c.cfg.OnAlternatives != nil {
+		c.cfg.OnAlternatives(s.BranchCount)
+	}
 }

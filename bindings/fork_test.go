@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -163,4 +164,50 @@ func TestForkEditRegenerateSwitch(t *testing.T) {
 	if got := viewIDs(c.View()); !slices.Equal(got, regenPath[:5]) {
 		t.Fatalf("fork made mid-stream reads %v, want %v", got, regenPath[:5])
 	}
+}
+
+// TestOnAlternatives: a client with OnAlternatives hears of a fork made by
+// another client of its session (and of its deletion) as a signal of its
+// subscription, with its own path's count, while its view stays exact.
+func TestOnAlternatives(t *testing.T) {
+	srv := startServer(t, model.Speed{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := &API{BaseURL: srv.URL}
+	sess, err := a.CreateSession(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan httpwire.BranchCount, 8)
+	c, err := Dial(ctx, Config{BaseURL: srv.URL, SessionID: sess.SessionID, Runtime: testRuntime(t),
+		OnAlternatives: func(b httpwire.BranchCount) { heard <- b }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	runTurn(ctx, t, c, "hello", nil)
+	next := func() httpwire.BranchCount {
+		t.Helper()
+		select {
+		case b := <-heard:
+			return b
+		case <-ctx.Done():
+			t.Fatal("no alternatives signal")
+			return httpwire.BranchCount{}
+		}
+	}
+	regen, err := a.Regenerate(ctx, sess.SessionID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != (httpwire.BranchCount{Sequence: 2, Count: 2, Index: 0}) {
+		t.Fatalf("after another client's regeneration: %+v", got)
+	}
+	if err := a.DeleteSession(ctx, regen.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != (httpwire.BranchCount{Sequence: 2, Count: 1, Index: 0}) {
+		t.Fatalf("after the fork's deletion: %+v", got)
+	}
+	converge(ctx, t, srv, c)
 }

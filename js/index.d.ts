@@ -342,6 +342,12 @@ export declare class Session {
   on(type: 'rebuild', fn: (e: { reason: unknown }) => void): () => void;
   /** What changed, in order, before the listeners run (protocol §7.4). */
   on(type: 'change', fn: (e: ViewChange) => void): () => void;
+  /**
+   * A position of this session's path gained or lost an alternative (a
+   * fork made or deleted anywhere in the conversation, on any node): it now
+   * has `count` and the path takes the `index`-th (protocol §4.6).
+   */
+  on(type: 'alternatives', fn: (e: BranchCount) => void): () => void;
   /** Reads one page straight from the server. */
   messages(params?: { limit?: number; before_sequence?: number; include_internal?: boolean }): Promise<MessagePage>;
   /** Loads the next older page into the view; rejects if that page fails. Safe to call from a listener. */

@@ -232,8 +232,11 @@ export class Session {
 
   /**
    * Listens to 'status' ({status, reason}), 'error' (AgentsyncError),
-   * 'rebuild' ({reason}) or 'change' ({reset, messages: [{message_id,
-   * message, parts: [{index, part, appended?}]}]}) events.
+   * 'rebuild' ({reason}), 'change' ({reset, messages: [{message_id,
+   * message, parts: [{index, part, appended?}]}]}) or 'alternatives'
+   * ({sequence, count, index}: position sequence of this session's path
+   * now has count alternatives and the path takes the index-th; a signal,
+   * docs/protocol.md §4.6) events.
    * @returns {() => void} off
    */
   on(type, fn) {
@@ -551,6 +554,21 @@ export class Session {
       // A Set iterates what is added during the loop too, and skips what
       // is deleted: a listener may unsubscribe itself or another.
       for (const fn of this.listeners) safeCall(fn, v, this);
+    }
+  }
+
+  // A signal from the subscription (§4.6): known ones become events,
+  // unknown ones are ignored (a newer server may send more).
+  _signal(text) {
+    let s;
+    try {
+      s = JSON.parse(text);
+    } catch {
+      this._log('agentsync: a signal that is not JSON', text);
+      return;
+    }
+    if (s?.signal === 'alternatives' && Number.isInteger(s.sequence) && Number.isInteger(s.count) && Number.isInteger(s.index)) {
+      this._emit('alternatives', { sequence: s.sequence, count: s.count, index: s.index });
     }
   }
 

@@ -233,8 +233,9 @@ export class Loop {
     this.closeSocket();
     if (this.closed) return;
     const gen = this.gen;
-    // kept=1: the core takes texts without the beginning it was sent (§4.5).
-    let url = `${this.wsBase}${sessionPath(sessionId, '/subscribe')}?kept=1`;
+    // kept=1: the core takes texts without the beginning it was sent (§4.5);
+    // signals=1: the server's signals come as text messages (§4.6).
+    let url = `${this.wsBase}${sessionPath(sessionId, '/subscribe')}?kept=1&signals=1`;
     const token = this.http.token;
     if (token) url += `&token=${encodeURIComponent(token)}`;
     let ws;
@@ -291,8 +292,14 @@ export class Loop {
 
   onMessage(gen, ws, d) {
     if (this.gen !== gen || this.ws !== ws) return;
-    // The protocol sends binary messages only; anything else is handed to
-    // the core as bytes so that it reports it as malformed and resyncs.
+    // A text message is a signal (§4.6): beside the frames, never numbered,
+    // never seen by the core.
+    if (typeof d === 'string') {
+      this.host._signal(d);
+      return;
+    }
+    // Frames come as binary messages; anything else is handed to the core
+    // as bytes so that it reports it as malformed and resyncs.
     const bytes = d instanceof ArrayBuffer ? new Uint8Array(d) : d instanceof Uint8Array ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new TextEncoder().encode(String(d));
     this.dispatch(bytes);
   }

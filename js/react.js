@@ -30,7 +30,8 @@ export function useSession(session) {
   const view = useSyncExternalStore(subscribe, snapshot, snapshot);
 
   // The alternatives live beside the messages, never inside them: read
-  // once per session and again when the path grows or this hook forks.
+  // once per session and again when the path grows or this hook forks,
+  // and kept up to date by the subscription's signals in between.
   const [alts, setAlts] = useState({ session: null, bySequence: NO_ALTERNATIVES });
   const [forks, setForks] = useState(0);
   const length = view.messages.length;
@@ -50,6 +51,20 @@ export function useSession(session) {
       current = false;
     };
   }, [session, length, forks, view.status]);
+  // A fork made or deleted elsewhere (another tab, device or node) comes
+  // as a signal of the subscription: one position's count, no re-read.
+  useEffect(() => {
+    if (!session) return undefined;
+    return session.on('alternatives', ({ sequence, count, index }) =>
+      setAlts((prev) => {
+        if (prev.session !== session) return prev;
+        const bySequence = { ...prev.bySequence };
+        if (count > 1) bySequence[sequence] = { count, index };
+        else delete bySequence[sequence];
+        return { session, bySequence };
+      }),
+    );
+  }, [session]);
   const alternatives = alts.session === session ? alts.bySequence : NO_ALTERNATIVES;
 
   const calls = useMemo(() => {

@@ -39,6 +39,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
+	"github.com/agentsync/agentsync/server/internal/signals"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
 )
@@ -178,6 +179,7 @@ type Server struct {
 	responder *forward.Responder // nil without Cluster.Transport
 	store     store.Store
 	conn      bus.Conn // nil without Cluster.Transport
+	signals   *signals.Hub
 }
 
 // New starts a server on cfg.Store. Before it returns, it closes every
@@ -196,8 +198,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	hub, err := signals.New(branchCounter(cfg.Store), cfg.Cluster.conn(), cfg.Cluster.node(), log)
+	if err != nil {
+		return nil, fmt.Errorf("server: follow the signals of other nodes: %w", err)
+	}
 	mgr, err := session.NewManager(ctx, session.Config{
 		Store:              cfg.Store,
+		OnTreeChanged:      hub.TreeChanged,
 		Models:             cfg.Models,
 		DefaultModel:       cfg.DefaultModel,
 		Tools:              cfg.Tools,
@@ -218,6 +225,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Tracer:             tracerOf(cfg.Tracer),
 	})
 	if err != nil {
+		hub.Close()
 		return nil, fmt.Errorf("server: start sessions: %w", err)
 	}
 	apiCfg := api.Config{
@@ -232,15 +240,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Files:          cfg.Files,
 		Observer:       cfg.Observer,
 		Tracer:         tracerOf(cfg.Tracer),
+		Signals:        hub,
 	}
 	if at := cfg.Attachments; at != nil {
 		if at.Blobs == nil {
 			_ = mgr.Shutdown(ctx)
+			hub.Close()
 			return nil, errors.New("server: Attachments.Blobs is nil")
 		}
 		apiCfg.Attachments = &api.FilesConfig{Blobs: at.Blobs, Uploads: at.Uploads, SigningKey: at.SigningKey, SignedURLTTL: at.SignedURLTTL}
 	}
-	s := &Server{mgr: mgr, store: cfg.Store, conn: cfg.Cluster.conn()}
+	s := &Server{mgr: mgr, store: cfg.Store, conn: cfg.Cluster.conn(), signals: hub}
 	apiCfg.Ready = s.readyChecks
 	if s.conn == nil {
 		s.handler = api.New(apiCfg)
@@ -252,6 +262,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	conn := s.conn
 	if s.responder, err = forward.Serve(conn, c.Node, s.handler, log); err != nil {
 		_ = mgr.Shutdown(ctx)
+		hub.Close()
 		return nil, fmt.Errorf("server: answer forwarded requests: %w", err)
 	}
 	return s, nil
@@ -262,6 +273,26 @@ func (c *Cluster) session() *session.ClusterConfig {
 		return nil
 	}
 	return &session.ClusterConfig{Node: c.Node, LeaseTTL: c.LeaseTTL, NATS: c.conn()}
+}
+
+// node is the cluster's name of this node, "" without a cluster.
+func (c *Cluster) node() string {
+	if c == nil {
+		return ""
+	}
+	return c.Node
+}
+
+// branchCounter counts the alternatives at one position of a session's
+// path, for the signals of a subscription (1 and 0: only its own).
+func branchCounter(st store.Forker) signals.Counter {
+	return func(ctx context.Context, sessionID string, sequence int64) (int, int, error) {
+		counts, err := st.BranchCounts(ctx, sessionID, sequence, sequence)
+		if err != nil || len(counts) == 0 {
+			return 1, 0, err
+		}
+		return counts[0].Count, counts[0].Index, nil
+	}
 }
 
 // conn is the cluster's bus connection, nil without a Transport.
@@ -290,6 +321,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Close(ctx context.Context) error {
 	s.handler.Drain()
 	err := s.mgr.Shutdown(ctx)
+	s.signals.Close()
 	if s.responder != nil {
 		err = errors.Join(err, s.responder.Close(ctx))
 	}

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from './harness/timed.js';
-import { AgentsyncError, createSession, listSessions } from '../index.js';
+import { AgentsyncError, connect, createSession, deleteSession, listSessions } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
 
@@ -98,3 +98,35 @@ test('edit, regenerate, branches and switchBranch keep every path exact', async 
   const mine = (await listSessions(server.url)).filter((s) => s.root_session_id === root);
   assert.equal(mine.length, 5);
 });
+
+test('a fork made by another client reaches this one as an alternatives signal', async (t) => {
+  const mine = await createSession(server.url, opts());
+  t.after(() => mine.close());
+  await mine.send('hello');
+  await mine.waitFor(idle(2));
+  // Another tab (or device) on the same session regenerates the reply.
+  const other = await connect({ url: server.url, sessionId: mine.sessionId, ...opts() });
+  t.after(() => other.close());
+  await other.waitFor(idle(2));
+  const heard = [];
+  const off = mine.on('alternatives', (a) => heard.push(a));
+  t.after(off);
+  const regen = await other.regenerate(2);
+  await waitUntil(() => heard.length >= 1);
+  assert.deepEqual(heard[0], { sequence: 2, count: 2, index: 0 });
+  // Deleting the fork takes the alternative back.
+  await deleteSession(server.url, regen.session_id);
+  await waitUntil(() => heard.length >= 2);
+  assert.deepEqual(heard[1], { sequence: 2, count: 1, index: 0 });
+  // The signals never touched the view's numbering: still live, same path.
+  assert.equal(mine.view.status, 'live');
+  assert.deepEqual(ids(mine.view), await serverPath(mine));
+});
+
+async function waitUntil(cond, timeoutMs = 20000) {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/obs"
+	"github.com/agentsync/agentsync/server/internal/signals"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -67,6 +68,10 @@ type Config struct {
 	// Ready, if set, checks the server's dependencies (the store, the bus)
 	// for GET /readyz, which also fails while draining.
 	Ready func(ctx context.Context) []Check
+	// Signals, if set, serves subscriptions that ask for signals
+	// (?signals=1, docs/protocol.md §4.6) and hears of the forks made and
+	// deleted here; nil: such a subscription gets none.
+	Signals *signals.Hub
 }
 
 // Handler serves the API; Drain refuses what comes after it.
@@ -121,9 +126,10 @@ type api struct {
 	tracer obs.Tracer // nil: no spans
 	ready  func(ctx context.Context) []Check
 
-	files  *files          // nil: no file routes
-	fwd    *forward.Client // nil: no forwarding
-	writes http.Handler    // the sessionWrites endpoints, for requests forwarded here
+	signals *signals.Hub    // nil: no signals
+	files   *files          // nil: no file routes
+	fwd     *forward.Client // nil: no forwarding
+	writes  http.Handler    // the sessionWrites endpoints, for requests forwarded here
 }
 
 // New returns the server's handler. Unknown routes answer 404 not_found.
@@ -145,6 +151,7 @@ func New(cfg Config) *Handler {
 		obs:            obs.Or(cfg.Observer),
 		tracer:         cfg.Tracer,
 		ready:          cfg.Ready,
+		signals:        cfg.Signals,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

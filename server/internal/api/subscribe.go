@@ -43,6 +43,25 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "kept must be 1 or 0, got %q", v))
 		return
 	}
+	var sigs <-chan []byte
+	switch v := r.URL.Query().Get("signals"); v {
+	case "1":
+		if a.signals == nil {
+			break
+		}
+		rec, err := a.mgr.Record(ctx, id)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		s := a.signals.Subscribe(rootOf(rec), id)
+		defer s.Close()
+		sigs = s.C
+	case "", "0":
+	default:
+		a.writeError(w, r, synccore.Errorf(synccore.CodeBadRequest, "signals must be 1 or 0, got %q", v))
+		return
+	}
 	sub, release, ok := a.subscribeBounded(ctx, w, r, id)
 	if !ok {
 		return
@@ -56,14 +75,15 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	defer conn.Close()
 	a.log.Debug("subscription opened", "session_id", id, "remote", r.RemoteAddr)
-	err = a.pump(ctx, cancel, conn, sub, el)
+	err = a.pump(ctx, cancel, conn, sub, el, sigs)
 	a.log.Debug("subscription ended", "session_id", id, "remote", r.RemoteAddr, "reason", err)
 }
 
 // pump runs one subscription: a reader goroutine for control frames, a
-// pinger, and the writer (this goroutine, the only one that writes data).
-// It returns why the subscription ended.
-func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber, el *elider) error {
+// pinger, the writer of frames (this goroutine) and, with sigs, a writer
+// of signals (text messages beside the frames, §4.6). It returns why the
+// subscription ended.
+func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber, el *elider, sigs <-chan []byte) error {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -90,11 +110,20 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 		pinger.Reset(a.pingInterval)
 	})
 	pinger.Reset(a.pingInterval)
+	// Only a subscription that asked for signals pays for their writer
+	// (an idle viewer's memory is mostly goroutines: BenchmarkViewerMemory).
+	signalsDone := make(chan struct{})
+	if sigs == nil {
+		close(signalsDone)
+	} else {
+		go a.writeSignals(ctx, cancel, conn, sigs, signalsDone)
+	}
 	defer func() {
 		cancel()
 		pinger.Stop()
 		_ = conn.Close()
 		<-readerDone
+		<-signalsDone
 	}()
 
 	enc := newFrameEncoder()
@@ -131,6 +160,23 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			return err
 		default:
 			return err // the peer went away (ctx cancelled) or the server is stopping
+		}
+	}
+}
+
+// writeSignals writes each signal as a text message until ctx ends; a
+// failed write ends the subscription.
+func (a *api) writeSignals(ctx context.Context, cancel context.CancelFunc, conn wsConn, sigs <-chan []byte, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case data := <-sigs:
+			if err := conn.WriteText(data, time.Now().Add(a.writeTimeout)); err != nil {
+				cancel()
+				return
+			}
 		}
 	}
 }

@@ -16,6 +16,9 @@ type wsConn interface {
 	// WriteBinary writes one binary message. Only one goroutine (the
 	// subscription's writer) ever calls it.
 	WriteBinary(data []byte, deadline time.Time) error
+	// WriteText writes one text message (a signal, §4.6); safe
+	// concurrently with WriteBinary.
+	WriteText(data []byte, deadline time.Time) error
 	// Ping sends a ping control frame; safe concurrently with WriteBinary.
 	Ping(deadline time.Time) error
 	// SendClose starts the closing handshake with code and reason; safe
@@ -72,13 +75,26 @@ func (g *gorillaUpgrader) Upgrade(w http.ResponseWriter, r *http.Request) (wsCon
 	return &gorillaConn{c: c}, nil
 }
 
-type gorillaConn struct{ c *websocket.Conn }
+type gorillaConn struct {
+	c  *websocket.Conn
+	mu sync.Mutex // gorilla takes one writer of data messages at a time
+}
 
 func (g *gorillaConn) WriteBinary(data []byte, deadline time.Time) error {
+	return g.write(websocket.BinaryMessage, data, deadline)
+}
+
+func (g *gorillaConn) WriteText(data []byte, deadline time.Time) error {
+	return g.write(websocket.TextMessage, data, deadline)
+}
+
+func (g *gorillaConn) write(typ int, data []byte, deadline time.Time) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if err := g.c.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
-	return g.c.WriteMessage(websocket.BinaryMessage, data)
+	return g.c.WriteMessage(typ, data)
 }
 
 func (g *gorillaConn) Ping(deadline time.Time) error {

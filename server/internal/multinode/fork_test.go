@@ -3,8 +3,11 @@ package multinode
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/agentsync/agentsync/server/internal/natstest"
 )
@@ -40,11 +43,20 @@ func TestForkFollowedFromAnotherNode(t *testing.T) {
 
 	crowd := newCrowd(t)
 	of := map[*follower]string{}
+	// A subscriber of the parent on b, which does not serve it, hears of
+	// every fork in the conversation, wherever it is made (§4.6).
+	signal := signalsOn(t, b, sid)
 	regen := forkOn(t, a, sid, `{"before_sequence":2,"regenerate":true}`)
+	if got := signal(); got != `{"signal":"alternatives","sequence":2,"count":2,"index":0}` {
+		t.Fatalf("signal on b after a regeneration on a: %s; alternatives now on b %s, on a %s", got, b.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body, a.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body)
+	}
 	for i := range 3 {
 		of[crowd.join(b, regen, time.Duration(i%2)*300*time.Millisecond)] = regen
 	}
 	edit := forkOn(t, b, sid, `{"before_sequence":2,"parts":[{"type":"text","text":"scenario:text chars=2000 delta=4"}]}`)
+	if got := signal(); got != `{"signal":"alternatives","sequence":2,"count":3,"index":0}` {
+		t.Fatalf("signal on b after an edit on b: %s", got)
+	}
 	// The edit is a new user message at 2: its path is 1 (shared), 2, 3.
 	for i := range 2 {
 		of[crowd.join(a, edit, time.Duration(i)*300*time.Millisecond)] = edit
@@ -59,6 +71,31 @@ func TestForkFollowedFromAnotherNode(t *testing.T) {
 		t.Fatalf("the regeneration read on b: %d messages", len(got))
 	}
 	crowdConverge(t, crowd, a, of)
+}
+
+// signalsOn subscribes to sid on n with signals and returns a function
+// that waits for the next signal, skipping frames.
+func signalsOn(t *testing.T, n *node, sid string) func() string {
+	t.Helper()
+	url := "ws" + strings.TrimPrefix(n.http.URL, "http") + "/v1/sessions/" + sid + "/subscribe?signals=1"
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatalf("subscribe with signals on %s: %v", n.name, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return func() string {
+		t.Helper()
+		for {
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			typ, data, err := c.ReadMessage()
+			if err != nil {
+				t.Fatalf("waiting for a signal on %s: %v", n.name, err)
+			}
+			if typ == websocket.TextMessage {
+				return string(data)
+			}
+		}
+	}
 }
 
 // crowdConverge converges a crowd whose followers sync different

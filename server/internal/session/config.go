@@ -12,8 +12,13 @@ import (
 
 // Config configures a Manager.
 type Config struct {
-	Store  store.Store
-	Models model.Registry // nil = scripted.Registry() (the scripted model only)
+	Store store.Store
+	// OnTreeChanged, if set, is told when a position of a conversation
+	// gained or lost an alternative: a fork's first own message was
+	// created, or a fork was deleted (the signals of a subscription). It
+	// must not block.
+	OnTreeChanged func(root string, sequence int64)
+	Models        model.Registry // nil = scripted.Registry() (the scripted model only)
 	// DefaultModel is the model of sessions created without one; "" =
 	// model.DefaultName.
 	DefaultModel string

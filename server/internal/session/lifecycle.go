@@ -58,6 +58,20 @@ func (m *Manager) Delete(ctx context.Context, sessionID string) error {
 		m.unload(s)
 		m.mu.Unlock()
 		s.hub.Close()
+		m.treeChanged(s.rec)
 		return nil
 	})
+}
+
+// treeChanged tells OnTreeChanged that the fork rec's fork point gained or
+// lost an alternative; a root has none to gain.
+func (m *Manager) treeChanged(rec store.Session) {
+	if m.onTreeChanged == nil || rec.ForkSequence == 0 {
+		return
+	}
+	root := rec.RootSessionID
+	if root == "" {
+		root = rec.SessionID
+	}
+	m.onTreeChanged(root, rec.ForkSequence)
 }

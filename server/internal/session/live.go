@@ -108,6 +108,11 @@ func (s *live) commitNewUnder(ctx context.Context, o *cluster.Ownership, msg syn
 	s.rec.HeadSequence = msg.Sequence
 	out := &batch[0]
 	s.publishMessage(out)
+	if msg.Sequence == s.rec.ForkSequence {
+		// A fork counts among its siblings' alternatives from its first
+		// own message on (store.Forker.Branches).
+		s.m.treeChanged(s.rec)
+	}
 	return out, nil
 }
 

@@ -24,17 +24,18 @@ import (
 // Manager runs every live session of one store. A session becomes live (in
 // memory, with its fan-out hub) the first time it is used.
 type Manager struct {
-	store    store.Store
-	models   model.Registry
-	defModel string
-	tools    *model.ToolRegistry
-	toolTime time.Duration
-	toolOut  int
-	log      *slog.Logger
-	limits   fanout.Limits
-	speed    model.Speed
-	now      func() int64
-	maxSteps int
+	onTreeChanged func(root string, sequence int64) // nil: nobody listens
+	store         store.Store
+	models        model.Registry
+	defModel      string
+	tools         *model.ToolRegistry
+	toolTime      time.Duration
+	toolOut       int
+	log           *slog.Logger
+	limits        fanout.Limits
+	speed         model.Speed
+	now           func() int64
+	maxSteps      int
 	// interactionTimeout is Config.InteractionTimeout (0: never).
 	interactionTimeout time.Duration
 
@@ -79,6 +80,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		store:              cfg.Store,
+		onTreeChanged:      cfg.OnTreeChanged,
 		models:             cfg.Models,
 		defModel:           cfg.DefaultModel,
 		log:                cfg.Logger,

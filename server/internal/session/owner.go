@@ -32,3 +32,9 @@ func (m *Manager) Owner(ctx context.Context, sessionID string) (string, error) {
 	}
 	return rec.Owner, nil
 }
+
+// Record returns a session as stored (its conversation root, fork point
+// and owner); CodeNotFound for an unknown id.
+func (m *Manager) Record(ctx context.Context, sessionID string) (store.Session, error) {
+	return m.store.Session(ctx, sessionID)
+}
