@@ -159,6 +159,52 @@ test('transport: stop() stops the turn on the server; the message ends stopped',
   }
 });
 
+test('transport: a dropped WebSocket mid-stream loses and doubles nothing; a resumed stream replaced by another stops nothing, its stop() stops the turn', { timeout: 180000 }, async () => {
+  const CHARS = 60000;
+  const session = await createSession(server.url);
+  const transport = new AgentsyncChatTransport({ session });
+  let other;
+  try {
+    const chat = new Chat({ id: session.sessionId, transport });
+    const sent = chat.sendMessage({ text: `scenario:long chars=${CHARS} delta=25` });
+    await waitUntil('some text streamed', () => textOf(chat.messages.at(-1)).length > 2000);
+    assert.ok(session.dropConnection(), 'a socket to drop');
+    const at = textOf(chat.messages.at(-1)).length;
+    await waitUntil('more text after the reconnect', () => textOf(chat.messages.at(-1)).length > at + 2000);
+    assert.ok(session.dropConnection(), 'a socket to drop again');
+    await sent;
+    assert.equal(chat.status, 'ready', String(chat.error));
+    const want = toUIMessages(await serverView(session.sessionId)).at(-1);
+    assert.equal([...textOf(chat.messages.at(-1))].length, CHARS);
+    assert.deepEqual(json(chat.messages.at(-1)), json(want));
+
+    // Another tab resumes a reply; its second resumeStream replaces the
+    // first (an abort in the same task): the turn runs on.
+    const sent2 = chat.sendMessage({ text: `scenario:long chars=200000 delta=25` });
+    await waitUntil('the second reply streams', () => chat.messages.length === 4 && textOf(chat.messages.at(-1)).length > 500);
+    const rec = recordingFetch();
+    const tab = await connect({ url: server.url, sessionId: session.sessionId, fetch: rec.fetch });
+    other = new AgentsyncChatTransport({ session: tab });
+    const chat2 = new Chat({ id: session.sessionId, transport: other, messages: (await other.loadMessages()).messages });
+    const first = chat2.resumeStream();
+    const second = chat2.resumeStream();
+    await first;
+    await waitUntil('the replacing stream goes on', () => textOf(chat2.messages.at(-1)).length > textOf(chat.messages.at(-1)).length - 5000 && chat2.status === 'streaming');
+    // Let a deferred stop run, if one was (wrongly) due.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(rec.requests.filter((r) => r.method === 'POST'), [], 'a replaced resume sent no stop');
+    assert.equal(tab.view.messages.at(-1).state, 'streaming', 'a replaced resume stopped nothing');
+    await chat2.stop();
+    await second;
+    await sent2;
+    const stopped = (await serverView(session.sessionId)).messages.at(-1);
+    assert.ok(stopped.parts.some((p) => p.type === 'action' && p.action_type === 'stop'), "the resumed stream's stop() stopped the turn");
+  } finally {
+    transport.session.close();
+    other?.session.close();
+  }
+});
+
 test('transport: a reload shows the history and resumes a reply mid-stream without a doubled character', { timeout: 180000 }, async () => {
   const CHARS = 100000;
   const session = await createSession(server.url);
