@@ -469,6 +469,10 @@ export class AgentsyncChatTransport {
           onAbort();
           return;
         }
+        if (session.closed) {
+          end(session.cause ?? new AgentsyncError('closed', 'the session is closed'));
+          return;
+        }
         abortSignal?.addEventListener('abort', onAbort, { once: true });
         const offStatus = session.on('status', ({ status, cause }) => {
           // Closed by the host (a switch of branch): the stream just ends.
