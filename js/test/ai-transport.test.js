@@ -345,3 +345,43 @@ test('loadUIMessages pages older history', { timeout: 120000 }, async () => {
     session.close();
   }
 });
+
+// The emitter alone: states of one message, streamed step by step or
+// replayed from a late start, build the same UIMessage in the AI SDK's own
+// reader, and equal toUIMessage of the last state; no text is sent twice.
+test('ChunkEmitter: step by step and a late replay build toUIMessage of the message', async () => {
+  const { ChunkEmitter } = await import('../ai.js');
+  const { readUIMessageStream } = await import('ai');
+  const base = { message_id: 'm1', session_id: 's', sequence: 2, revision: 1, role: 'agent', visibility: 'visible', created_at: 0 };
+  const text = (t, state) => ({ part_id: 'p1', sequence: 1, type: 'text', text: t, state });
+  const tool = (state, extra = {}) => ({ part_id: 'p2', sequence: 2, type: 'tool', tool_call_id: 'c1', tool_name: 'get_weather', state, input: { city: 'Oslo' }, ...extra });
+  const data = (v) => ({ part_id: 'p3', sequence: 3, type: 'data', data_type: 'chart', data_id: 'ch', data: { v } });
+  const states = [
+    { ...base, state: 'streaming', parts: [text('Héllo', 'streaming')] },
+    { ...base, state: 'streaming', parts: [text('Héllo, wörld', 'streaming')] },
+    { ...base, state: 'streaming', parts: [text('Héllo, wörld.', 'done'), tool('input-streaming')] },
+    { ...base, state: 'streaming', parts: [text('Héllo, wörld.', 'done'), tool('running'), data(1)] },
+    { ...base, state: 'streaming', parts: [text('Héllo, wörld.', 'done'), tool('output-available', { output: { t: 5 } }), data(2)] },
+    { ...base, state: 'done', parts: [text('Héllo, wörld.', 'done'), tool('output-available', { output: { t: 5 } }), data(2)] },
+  ];
+  const read = async (chunks) => {
+    const stream = new ReadableStream({
+      start(c) {
+        for (const x of chunks) c.enqueue(x);
+        c.close();
+      },
+    });
+    let last;
+    for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
+    return last;
+  };
+  const want = json(toUIMessages({ messages: [states.at(-1)] })[0]);
+  for (const from of [0, 1, 3, 5]) {
+    const e = new ChunkEmitter();
+    const chunks = states.slice(from).flatMap((s) => e.emit(s));
+    const deltas = chunks.filter((c) => c.type === 'text-delta').map((c) => c.delta).join('');
+    assert.equal(deltas, 'Héllo, wörld.', `from ${from}: every character once`);
+    assert.equal(chunks.filter((c) => c.type === 'data-chart').length, Math.min(2, states.length - Math.max(from, 3)), `from ${from}: a data part is sent again only when it changed`);
+    assert.deepEqual(json(await read(chunks)), want, `from state ${from}`);
+  }
+});
