@@ -16,6 +16,7 @@ func allTraces() []trace {
 	all = append(all, badInputTraces()...)
 	all = append(all, tableTraces()...)
 	all = append(all, failoverTraces()...)
+	all = append(all, forkTraces()...)
 	return all
 }
 
