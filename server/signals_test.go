@@ -3,12 +3,14 @@ package server_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 )
@@ -40,8 +42,9 @@ func (l *live) subscribeSignals(user, sessionID string) *signalReader {
 	return &signalReader{t: l.t, c: c}
 }
 
-// next returns the next signal, reading past (and checking) frames.
-func (r *signalReader) next() alternativesSignal {
+// next returns the next signal of kind, reading past (and checking)
+// frames and skipping signals of other kinds.
+func (r *signalReader) next(kind string) []byte {
 	r.t.Helper()
 	for {
 		_ = r.c.SetReadDeadline(time.Now().Add(20 * time.Second))
@@ -50,11 +53,16 @@ func (r *signalReader) next() alternativesSignal {
 			r.t.Fatalf("waiting for a signal: %v", err)
 		}
 		if typ == websocket.TextMessage {
-			var s alternativesSignal
+			var s struct {
+				Signal string `json:"signal"`
+			}
 			if err := json.Unmarshal(data, &s); err != nil {
 				r.t.Fatalf("signal %q: %v", data, err)
 			}
-			return s
+			if s.Signal == kind {
+				return data
+			}
+			continue
 		}
 		frames, err := wire.DecodeFrames(data)
 		if err != nil {
@@ -72,7 +80,11 @@ func (r *signalReader) next() alternativesSignal {
 func (r *signalReader) expect(want alternativesSignal) {
 	r.t.Helper()
 	want.Signal = "alternatives"
-	if got := r.next(); got != want {
+	var got alternativesSignal
+	if err := json.Unmarshal(r.next("alternatives"), &got); err != nil {
+		r.t.Fatal(err)
+	}
+	if got != want {
 		r.t.Fatalf("signal %+v, want %+v", got, want)
 	}
 }
@@ -139,4 +151,65 @@ func waitHead(t *testing.T, s *live, user, sid string, head int64) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("session %s never reached a done message %d", sid, head)
+}
+
+// expectPresence waits for the presence signal that lists want.
+func (r *signalReader) expectPresence(want ...httpwire.Viewer) {
+	r.t.Helper()
+	for {
+		var got struct {
+			Viewers []httpwire.Viewer `json:"viewers"`
+		}
+		if err := json.Unmarshal(r.next("presence"), &got); err != nil {
+			r.t.Fatal(err)
+		}
+		if slices.Equal(got.Viewers, want) {
+			return
+		}
+		// An older state may still be on its way (signals coalesce, they
+		// do not wait for each other): the newest one must come.
+	}
+}
+
+// Presence: every subscription that asked for signals counts among the
+// session's viewers (per principal, with its connections), typing is told
+// and lapses by itself, and a viewer that leaves is gone from the next
+// signal; the frames stay numbered without a gap throughout.
+func TestSignalsTellPresence(t *testing.T) {
+	t.Parallel()
+	s := start(t, "", server.Config{Authorizer: byHeader})
+	sid := s.createSession("alice")
+	first := s.subscribeSignals("alice", sid)
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 1})
+	second := s.subscribeSignals("alice", sid)
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 2})
+	second.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 2})
+
+	if a := s.call(nil, "alice", "POST", "/v1/sessions/"+sid+"/typing", `{"typing":true}`); a.status != http.StatusNoContent {
+		t.Fatalf("typing: %d %s", a.status, a.body)
+	}
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 2, Typing: true})
+	// Nobody says it again: it lapses.
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 2})
+
+	if a := s.call(nil, "bob", "POST", "/v1/sessions/"+sid+"/typing", `{"typing":true}`); a.status != http.StatusNotFound {
+		t.Fatalf("another principal's typing: %d, want 404", a.status)
+	}
+	if a := s.call(nil, "alice", "POST", "/v1/sessions/"+sid+"/typing", `{"typing":"yes"}`); a.status != http.StatusBadRequest {
+		t.Fatalf("a bad typing body: %d, want 400", a.status)
+	}
+	_ = second.c.Close()
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 1})
+	// A post in between: the frames around the signals stay gapless.
+	if a := s.call(nil, "alice", "POST", "/v1/sessions/"+sid+"/messages", `{"parts":[{"type":"text","text":"hello"}]}`); a.status != http.StatusCreated {
+		t.Fatalf("post: %d %s", a.status, a.body)
+	}
+	waitHead(t, s, "alice", sid, 2)
+	if a := s.call(nil, "alice", "POST", "/v1/sessions/"+sid+"/typing", `{"typing":true}`); a.status != http.StatusNoContent {
+		t.Fatalf("typing: %d %s", a.status, a.body)
+	}
+	first.expectPresence(httpwire.Viewer{Principal: "alice", Connections: 1, Typing: true})
+	if first.lastSeq < 3 {
+		t.Fatalf("the signals came, but only %d frames: the post's were not read around them", first.lastSeq)
+	}
 }

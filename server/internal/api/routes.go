@@ -22,6 +22,8 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	// only the parent's done prefix, so it is not one of the parent's
 	// writes.
 	mux.HandleFunc("POST /v1/sessions/{id}/fork", endpoint(a.owned(a.forkSession)))
+	// Typing is presence, not a write: any node takes it (§4.6).
+	mux.HandleFunc("POST /v1/sessions/{id}/typing", endpoint(a.owned(a.typing)))
 	// The session writes, here and for the requests other nodes forward.
 	writes := http.NewServeMux()
 	for _, e := range a.sessionWrites() {

@@ -54,7 +54,7 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 			a.writeError(w, r, err)
 			return
 		}
-		s := a.signals.Subscribe(rootOf(rec), id)
+		s := a.signals.Subscribe(rootOf(rec), id, principal(ctx))
 		defer s.Close()
 		sigs = s.C
 	case "", "0":

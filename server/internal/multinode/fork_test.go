@@ -47,14 +47,14 @@ func TestForkFollowedFromAnotherNode(t *testing.T) {
 	// every fork in the conversation, wherever it is made (§4.6).
 	signal := signalsOn(t, b, sid)
 	regen := forkOn(t, a, sid, `{"before_sequence":2,"regenerate":true}`)
-	if got := signal(); got != `{"signal":"alternatives","sequence":2,"count":2,"index":0}` {
+	if got := signal("alternatives"); got != `{"signal":"alternatives","sequence":2,"count":2,"index":0}` {
 		t.Fatalf("signal on b after a regeneration on a: %s; alternatives now on b %s, on a %s", got, b.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body, a.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body)
 	}
 	for i := range 3 {
 		of[crowd.join(b, regen, time.Duration(i%2)*300*time.Millisecond)] = regen
 	}
 	edit := forkOn(t, b, sid, `{"before_sequence":2,"parts":[{"type":"text","text":"scenario:text chars=2000 delta=4"}]}`)
-	if got := signal(); got != `{"signal":"alternatives","sequence":2,"count":3,"index":0}` {
+	if got := signal("alternatives"); got != `{"signal":"alternatives","sequence":2,"count":3,"index":0}` {
 		t.Fatalf("signal on b after an edit on b: %s", got)
 	}
 	// The edit is a new user message at 2: its path is 1 (shared), 2, 3.
@@ -74,8 +74,8 @@ func TestForkFollowedFromAnotherNode(t *testing.T) {
 }
 
 // signalsOn subscribes to sid on n with signals and returns a function
-// that waits for the next signal, skipping frames.
-func signalsOn(t *testing.T, n *node, sid string) func() string {
+// that waits for the next signal of a kind, skipping frames and others.
+func signalsOn(t *testing.T, n *node, sid string) func(kind string) string {
 	t.Helper()
 	url := "ws" + strings.TrimPrefix(n.http.URL, "http") + "/v1/sessions/" + sid + "/subscribe?signals=1"
 	c, _, err := websocket.DefaultDialer.Dial(url, nil)
@@ -83,7 +83,7 @@ func signalsOn(t *testing.T, n *node, sid string) func() string {
 		t.Fatalf("subscribe with signals on %s: %v", n.name, err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return func() string {
+	return func(kind string) string {
 		t.Helper()
 		for {
 			_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
@@ -91,7 +91,7 @@ func signalsOn(t *testing.T, n *node, sid string) func() string {
 			if err != nil {
 				t.Fatalf("waiting for a signal on %s: %v", n.name, err)
 			}
-			if typ == websocket.TextMessage {
+			if typ == websocket.TextMessage && strings.HasPrefix(string(data), `{"signal":"`+kind+`"`) {
 				return string(data)
 			}
 		}

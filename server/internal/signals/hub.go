@@ -61,59 +61,92 @@ type Hub struct {
 	conn  bus.Conn // nil: one node
 	node  string
 	log   *slog.Logger
-	sub   bus.Subscription
+	subs  []bus.Subscription
+	now   func() time.Time
+	stop  chan struct{}
 
-	mu     sync.Mutex
-	byRoot map[string]map[string]map[*Sub]struct{} // root -> session -> subscribers
-	wg     sync.WaitGroup
+	mu        sync.Mutex
+	bySession map[string]map[*Sub]struct{}
+	byRoot    map[string]map[string]struct{} // root -> its sessions with subscribers
+	sessions  map[string]*sessionPresence
+	closed    bool
+	wg        sync.WaitGroup
 }
 
 // New starts a hub; with conn it also follows the other nodes' tree
-// changes.
+// changes and presence.
 func New(count Counter, conn bus.Conn, node string, log *slog.Logger) (*Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Hub{count: count, conn: conn, node: node, log: log, byRoot: map[string]map[string]map[*Sub]struct{}{}}
-	if conn != nil {
-		sub, err := conn.Subscribe(Subject, func(m *bus.Msg) {
-			var c treeChange
-			if err := json.Unmarshal(m.Data, &c); err != nil || c.Node == node {
-				return
-			}
-			h.dispatch(c.Root, c.Sequence)
-		})
-		if err != nil {
-			return nil, err
-		}
-		h.sub = sub
+	h := &Hub{
+		count: count, conn: conn, node: node, log: log, now: time.Now, stop: make(chan struct{}),
+		bySession: map[string]map[*Sub]struct{}{}, byRoot: map[string]map[string]struct{}{},
+		sessions: map[string]*sessionPresence{},
 	}
+	if conn == nil {
+		return h, nil
+	}
+	tree, err := conn.Subscribe(Subject, func(m *bus.Msg) {
+		var c treeChange
+		if err := json.Unmarshal(m.Data, &c); err != nil || c.Node == node {
+			return
+		}
+		h.dispatch(c.Root, c.Sequence)
+	})
+	if err != nil {
+		return nil, err
+	}
+	presence, err := conn.Subscribe(PresenceSubject, func(m *bus.Msg) { h.heardShare(m.Data) })
+	if err != nil {
+		_ = tree.Unsubscribe()
+		return nil, err
+	}
+	h.subs = []bus.Subscription{tree, presence}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.heartbeat(h.stop)
+	}()
 	return h, nil
 }
 
 // Sub is one subscription's signals, JSON-encoded, in C.
 type Sub struct {
-	C       chan []byte
-	h       *Hub
-	root    string
-	session string
+	C         chan []byte
+	h         *Hub
+	root      string
+	session   string
+	principal string
+}
+
+// send queues data for the subscription's writer, or drops it when the
+// writer is queueLen behind.
+func (s *Sub) send(data []byte) {
+	select {
+	case s.C <- data:
+	default:
+	}
 }
 
 // Subscribe registers a subscriber of sessionID, a session of the
-// conversation root.
-func (h *Hub) Subscribe(root, sessionID string) *Sub {
-	s := &Sub{C: make(chan []byte, queueLen), h: h, root: root, session: sessionID}
+// conversation root, acting for principal: it counts among the session's
+// viewers until Close.
+func (h *Hub) Subscribe(root, sessionID, principal string) *Sub {
+	s := &Sub{C: make(chan []byte, queueLen), h: h, root: root, session: sessionID, principal: principal}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	sessions := h.byRoot[root]
-	if sessions == nil {
-		sessions = map[string]map[*Sub]struct{}{}
-		h.byRoot[root] = sessions
+	if h.bySession[sessionID] == nil {
+		h.bySession[sessionID] = map[*Sub]struct{}{}
 	}
-	if sessions[sessionID] == nil {
-		sessions[sessionID] = map[*Sub]struct{}{}
+	h.bySession[sessionID][s] = struct{}{}
+	if h.byRoot[root] == nil {
+		h.byRoot[root] = map[string]struct{}{}
 	}
-	sessions[sessionID][s] = struct{}{}
+	h.byRoot[root][sessionID] = struct{}{}
+	// A new subscriber gets the presence now, even if it did not change.
+	h.presence(sessionID).last = nil
+	h.changedLocked(sessionID)
 	return s
 }
 
@@ -122,15 +155,23 @@ func (s *Sub) Close() {
 	h := s.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	sessions := h.byRoot[s.root]
-	delete(sessions[s.session], s)
-	if len(sessions[s.session]) == 0 {
-		delete(sessions, s.session)
+	subs := h.bySession[s.session]
+	if _, ok := subs[s]; !ok {
+		return
 	}
-	if len(sessions) == 0 {
-		delete(h.byRoot, s.root)
+	delete(subs, s)
+	if len(subs) == 0 {
+		delete(h.bySession, s.session)
+		delete(h.byRoot[s.root], s.session)
+		if len(h.byRoot[s.root]) == 0 {
+			delete(h.byRoot, s.root)
+		}
 	}
+	h.changedLocked(s.session)
 }
+
+// subsOf is sessionID's local subscribers. Caller holds h.mu.
+func (h *Hub) subsOf(sessionID string) map[*Sub]struct{} { return h.bySession[sessionID] }
 
 // TreeChanged announces that position sequence of the conversation root
 // gained or lost an alternative: this node's subscribers of the
@@ -151,16 +192,19 @@ func (h *Hub) TreeChanged(root string, sequence int64) {
 func (h *Hub) dispatch(root string, sequence int64) {
 	h.mu.Lock()
 	sessions := make(map[string][]*Sub, len(h.byRoot[root]))
-	for id, subs := range h.byRoot[root] {
-		for s := range subs {
+	for id := range h.byRoot[root] {
+		for s := range h.bySession[id] {
 			sessions[id] = append(sessions[id], s)
 		}
 	}
+	closed := h.closed
+	if len(sessions) > 0 && !closed {
+		h.wg.Add(1)
+	}
 	h.mu.Unlock()
-	if len(sessions) == 0 {
+	if len(sessions) == 0 || closed {
 		return
 	}
-	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
@@ -173,19 +217,30 @@ func (h *Hub) dispatch(root string, sequence int64) {
 			}
 			data, _ := json.Marshal(Alternatives{Signal: "alternatives", Sequence: sequence, Count: count, Index: index})
 			for _, s := range subs {
-				select {
-				case s.C <- data:
-				default: // far behind: dropped (see queueLen)
-				}
+				s.send(data)
 			}
 		}
 	}()
 }
 
-// Close stops following the bus and waits for the dispatches under way.
+// Close stops following the bus and the timers, and waits for the
+// dispatches under way.
 func (h *Hub) Close() {
-	if h.sub != nil {
-		_ = h.sub.Unsubscribe()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	for _, p := range h.sessions {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+	}
+	h.mu.Unlock()
+	close(h.stop)
+	for _, s := range h.subs {
+		_ = s.Unsubscribe()
 	}
 	h.wg.Wait()
 }
