@@ -232,6 +232,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Files:          cfg.Files,
 		Observer:       cfg.Observer,
 		Tracer:         tracerOf(cfg.Tracer),
+		Bus:            cfg.Cluster.conn(),
 	}
 	if at := cfg.Attachments; at != nil {
 		if at.Blobs == nil {

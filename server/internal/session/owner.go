@@ -32,3 +32,19 @@ func (m *Manager) Owner(ctx context.Context, sessionID string) (string, error) {
 	}
 	return rec.Owner, nil
 }
+
+// Access is the store's record of shares and members (store.Access).
+func (m *Manager) Access() store.Access { return m.store }
+
+// Root returns the root of a session's conversation (its own id for a
+// root); CodeNotFound for an unknown id.
+func (m *Manager) Root(ctx context.Context, sessionID string) (string, error) {
+	rec, err := m.store.Session(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if rec.RootSessionID == "" {
+		return rec.SessionID, nil
+	}
+	return rec.RootSessionID, nil
+}
