@@ -373,7 +373,11 @@ func testAccessIsolation(t *testing.T, base string) {
 		bob.refused(e.method, e.path, e.body, 403, synccore.CodeForbidden)
 	}
 	carol.refused("GET", "/v1/sessions/"+sid+"/messages", nil, 404, synccore.CodeNotFound)
-	var list struct{ Items []struct{ SessionID string `json:"session_id"` } }
+	var list struct {
+		Items []struct {
+			SessionID string `json:"session_id"`
+		}
+	}
 	bob.must("GET", "/v1/sessions", nil, http.StatusOK, &list)
 	if len(list.Items) != 0 {
 		t.Errorf("bob's listing holds %+v: a membership lists nothing", list.Items)
