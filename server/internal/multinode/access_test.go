@@ -306,6 +306,15 @@ func testAccessIsolation(t *testing.T, base string) {
 	if len(listed.Items) != 4 || listed.Items[0].Token != "" {
 		t.Fatalf("listed shares %+v: want 4, without tokens", listed.Items)
 	}
+	seen := map[string]bool{}
+	for _, sh := range listed.Items {
+		seen[sh.ShareID] = true
+	}
+	for _, want := range []string{readSh.ShareID, writeSh.ShareID, forksSh.ShareID, expiring.ShareID} {
+		if !seen[want] {
+			t.Fatalf("listed shares %+v: %s missing", listed.Items, want)
+		}
+	}
 	reader := caller{t, base, readSh.Token}
 	writer := caller{t, base, writeSh.Token}
 
@@ -384,6 +393,16 @@ func testAccessIsolation(t *testing.T, base string) {
 	}
 	if after := fingerprint(idle(t, alice, sid, 2)); after != before {
 		t.Fatalf("refusals changed the session:\n%s\n%s", before, after)
+	}
+
+	// A link's subscription ends when the link expires. (On a machine so
+	// slow that the link expired before the subscription opened, the
+	// refusal is checked instead.)
+	soon := share(map[string]any{"expires_at": time.Now().Add(2 * time.Second).UnixMilli()})
+	if c, a := (caller{t, base, soon.Token}).subscribe(sid, true); c != nil {
+		untilClosedBy(t, c, hello(t, c), "revoked", "share expired")
+	} else if a.status != 401 {
+		t.Errorf("subscription with an expiring link: %d %s", a.status, a.body)
 	}
 
 	// The expired link is refused everywhere, the socket included.
