@@ -426,6 +426,27 @@ func testAccessIsolation(t *testing.T, base string) {
 		t.Errorf("bob's message author %v, want principal bob", a)
 	}
 	idle(t, alice, sid, 4)
+	// An editor answers an interaction that a viewer link cannot.
+	bob.must("POST", "/v1/sessions/"+sid+"/messages", textBody("scenario:approval"), http.StatusCreated, nil)
+	pendingID := ""
+	for deadline := time.Now().Add(30 * time.Second); pendingID == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no pending approval")
+		}
+		var p synccore.MessagePage
+		alice.must("GET", "/v1/sessions/"+sid+"/messages", nil, http.StatusOK, &p)
+		for _, m := range p.Items {
+			for _, part := range m.Parts {
+				if part.Type == synccore.PartInteraction && part.Status == synccore.InteractionPending {
+					pendingID = part.InteractionID
+				}
+			}
+		}
+	}
+	approve := map[string]any{"response": map[string]any{"approved": true}}
+	reader.refused("POST", "/v1/sessions/"+sid+"/interactions/"+pendingID, approve, 403, synccore.CodeForbidden)
+	bob.must("POST", "/v1/sessions/"+sid+"/interactions/"+pendingID, approve, http.StatusOK, nil)
+	idle(t, alice, sid, 6)
 	writer.must("POST", "/v1/sessions/"+sid+"/messages", textBody("from the link"), http.StatusCreated, &m)
 	if a := authorOf(m); a["share_id"] != writeSh.ShareID {
 		t.Errorf("the link's message author %v, want share_id %s", a, writeSh.ShareID)
@@ -433,7 +454,7 @@ func testAccessIsolation(t *testing.T, base string) {
 	forged := map[string]any{"parts": []map[string]any{{"type": "text", "text": "x"},
 		{"type": "data", "data_type": httpwire.DataTypeAuthor, "data": map[string]any{"principal": "alice"}}}}
 	bob.refused("POST", "/v1/sessions/"+sid+"/messages", forged, 400, synccore.CodeInvalidPart)
-	msgs := idle(t, alice, sid, 6)
+	msgs := idle(t, alice, sid, 8)
 	if a := authorOf(msgs[0]); a != nil {
 		t.Errorf("the owner's message has an author part %v", a)
 	}
