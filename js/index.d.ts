@@ -498,6 +498,12 @@ export interface AnswerRequest {
  */
 export type ApprovalMode = 'ask' | 'auto';
 
+/** Author is the data of an author part (DataTypeAuthor). */
+export interface Author {
+  principal?: string;
+  share_id?: string;
+}
+
 /**
  * Branch is one alternative at a position of a session's path: the
  * session to switch to for it (the asked session for the one its own path
@@ -544,6 +550,19 @@ export interface CreateSessionRequest {
   model?: string;
 }
 
+/** CreateShareRequest is the body of POST /v1/sessions/{id}/shares. */
+export interface CreateShareRequest {
+  /** Mode is ShareRead (empty: the default) or ShareWrite. */
+  mode?: string;
+  /**
+   * IncludeForks lets the link read the other sessions of the
+   * conversation (its forks, their parents) too.
+   */
+  include_forks?: boolean;
+  /** ExpiresAt (Unix ms, in the future) ends the link; 0: never. */
+  expires_at?: number;
+}
+
 /**
  * Delivery is how a message sent while a turn runs is answered
  * (PostMessageRequest.Delivery).
@@ -570,6 +589,13 @@ export interface ForkRequest {
 /** InteractionKind is what an interaction asks (InteractionRequest.Kind). */
 export type InteractionKind = 'approval' | 'question';
 
+/** Member is one member of a session as the API answers it. */
+export interface Member {
+  principal: string;
+  role: string;
+  created_at?: number;
+}
+
 /**
  * PostMessageRequest is the body of POST /v1/sessions/{id}/messages: a user
  * message. An Idempotency-Key header (at most 255 bytes) makes it safe to
@@ -587,6 +613,12 @@ export interface PostMessageRequest {
    * running turn and then answers it.
    */
   delivery?: Delivery;
+}
+
+/** PutMemberRequest is the body of PUT /v1/sessions/{id}/members/{principal}. */
+export interface PutMemberRequest {
+  /** RoleEditor or RoleViewer */
+  role: string;
 }
 
 /**
@@ -648,6 +680,20 @@ export interface SessionList {
   items: SessionInfo[];
 }
 
+/**
+ * Share is one share link as the API answers it; Token only in the
+ * answer to its creation (the server keeps only its hash).
+ */
+export interface Share {
+  share_id: string;
+  session_id: string;
+  mode: string;
+  include_forks: boolean;
+  expires_at?: number;
+  created_at: number;
+  token?: string;
+}
+
 // END httpwire
 
 /** The server's sessions, newest first (GET /v1/sessions). */
@@ -658,6 +704,27 @@ export declare function renameSession(url: string, sessionId: string, title: str
 
 /** Deletes a session and its messages without connecting to it (DELETE /v1/sessions/{id}). */
 export declare function deleteSession(url: string, sessionId: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<void>;
+
+/** Makes a share link of a session (owner only); the answer's token opens it as connect()'s token. */
+export declare function createShare(url: string, sessionId: string, share?: CreateShareRequest, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<Share>;
+
+/** Lists a session's share links, without tokens (owner only). */
+export declare function listShares(url: string, sessionId: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<Share[]>;
+
+/** Revokes a share link: its subscriptions end (error frame `revoked`), its token is refused. */
+export declare function revokeShare(url: string, sessionId: string, shareId: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<void>;
+
+/** Lists a session's owner (first) and members. */
+export declare function listMembers(url: string, sessionId: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<Member[]>;
+
+/** Adds a member as 'editor' or 'viewer', or changes its role (owner only). */
+export declare function setMember(url: string, sessionId: string, principal: string, role: 'editor' | 'viewer', opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<Member>;
+
+/** Removes a member: its subscriptions end (error frame `revoked`). */
+export declare function removeMember(url: string, sessionId: string, principal: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<void>;
+
+/** Who wrote a user message: {principal} for a member, {share_id} for a write link, null for the owner. */
+export declare function messageAuthor(message: { parts?: ReadonlyArray<{ type: string; data_type?: string; data?: unknown }> }): Author | null;
 
 export interface Command {
   type: 'open_subscription' | 'close_subscription' | 'fetch_page' | 'set_timer' | 'render' | 'status';

@@ -101,6 +101,60 @@ export async function deleteSession(url, sessionId, opts = {}) {
   await new Http(url, opts.token, opts.fetch).json('DELETE', sessionPath(sessionId));
 }
 
+/**
+ * Makes a share link of a session (POST /v1/sessions/{id}/shares, owner
+ * only): `{mode: 'read' | 'write', include_forks?, expires_at?}`. The
+ * answer's `token` opens the session: pass it as connect()'s `token` (a
+ * bearer token starting with `ash_` is a share link), or as `?share=` in
+ * a page's URL. Only this answer has the token.
+ * @param {string} url the server's base URL
+ * @param {string} sessionId
+ * @param {{mode?: string, include_forks?: boolean, expires_at?: number}} [share]
+ * @param {{token?: string, fetch?: typeof fetch}} [opts]
+ */
+export function createShare(url, sessionId, share = {}, opts = {}) {
+  return new Http(url, opts.token, opts.fetch).json('POST', sessionPath(sessionId, '/shares'), share);
+}
+
+/** Lists a session's share links, without tokens (owner only). */
+export async function listShares(url, sessionId, opts = {}) {
+  return (await new Http(url, opts.token, opts.fetch).json('GET', sessionPath(sessionId, '/shares'))).items;
+}
+
+/**
+ * Revokes a share link: its open subscriptions end with the error frame
+ * `revoked`, and its token is refused (401) from then on.
+ */
+export async function revokeShare(url, sessionId, shareId, opts = {}) {
+  await new Http(url, opts.token, opts.fetch).json('DELETE', sessionPath(sessionId, `/shares/${encodeURIComponent(shareId)}`));
+}
+
+/** Lists a session's owner (first) and members, each `{principal, role}`. */
+export async function listMembers(url, sessionId, opts = {}) {
+  return (await new Http(url, opts.token, opts.fetch).json('GET', sessionPath(sessionId, '/members'))).items;
+}
+
+/** Adds a member as 'editor' or 'viewer', or changes its role (owner only). */
+export function setMember(url, sessionId, principal, role, opts = {}) {
+  return new Http(url, opts.token, opts.fetch).json('PUT', sessionPath(sessionId, `/members/${encodeURIComponent(principal)}`), { role });
+}
+
+/** Removes a member: its open subscriptions end with the error frame `revoked`. */
+export async function removeMember(url, sessionId, principal, opts = {}) {
+  await new Http(url, opts.token, opts.fetch).json('DELETE', sessionPath(sessionId, `/members/${encodeURIComponent(principal)}`));
+}
+
+/**
+ * Who wrote a user message: `{principal}` for a member, `{share_id}` for a
+ * write link, null for the session's owner (whose messages carry no
+ * `agentsync.author` data part).
+ * @param {{parts?: Array<{type: string, data_type?: string, data?: any}>}} message
+ */
+export function messageAuthor(message) {
+  const p = message?.parts?.find((x) => x.type === 'data' && x.data_type === 'agentsync.author');
+  return p ? { ...p.data } : null;
+}
+
 /** One synced session. Build it with connect() or createSession(). */
 export class Session {
   constructor(opts) {

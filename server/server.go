@@ -241,6 +241,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Observer:       cfg.Observer,
 		Tracer:         tracerOf(cfg.Tracer),
 		Signals:        hub,
+		Bus:            cfg.Cluster.conn(),
 	}
 	if at := cfg.Attachments; at != nil {
 		if at.Blobs == nil {

@@ -36,6 +36,7 @@ import (
 type Store interface {
 	Leaser
 	Forker
+	Access
 
 	// CreateSession inserts a new, empty session. A zero CreatedAt becomes
 	// now and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored.

@@ -123,7 +123,8 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	if err := a.checkOwner(ctx, req.ID); err != nil {
+	g, err := a.checkAccess(ctx, req.ID, levelWrite)
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
@@ -144,6 +145,10 @@ func (a *api) chatPost(w http.ResponseWriter, r *http.Request) {
 	}
 	parts, err := last.userParts()
 	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if parts, err = withAuthor(ctx, g, parts); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/auth"
+	"github.com/agentsync/agentsync/server/internal/bus"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/internal/signals"
@@ -65,6 +66,9 @@ type Config struct {
 	Observer obs.Observer
 	// Tracer, if set, starts a span per request; nil traces nothing.
 	Tracer obs.Tracer
+	// Bus, if set, is the cluster's bus: a revoked share link or a
+	// removed member ends its subscriptions on every node.
+	Bus bus.Conn
 	// Ready, if set, checks the server's dependencies (the store, the bus)
 	// for GET /readyz, which also fails while draining.
 	Ready func(ctx context.Context) []Check
@@ -130,6 +134,8 @@ type api struct {
 	files   *files          // nil: no file routes
 	fwd     *forward.Client // nil: no forwarding
 	writes  http.Handler    // the sessionWrites endpoints, for requests forwarded here
+
+	revoked revocations // subscriptions that shares and memberships gave
 }
 
 // New returns the server's handler. Unknown routes answer 404 not_found.
@@ -167,5 +173,9 @@ func New(cfg Config) *Handler {
 	}
 	a.pongWait = 2*a.pingInterval + a.writeTimeout
 	a.upgrader = newGorillaUpgrader(wsReadLimit, a.upgradeFailed)
+	a.revoked.conn = cfg.Bus
+	if err := a.revoked.listen(); err != nil {
+		a.log.Error("listen for revoked access", "err", err)
+	}
 	return &Handler{api: a, next: a.observed(a.recoverPanics(a.routes(cfg)))}
 }

@@ -70,7 +70,7 @@ func (a *api) routeFiles(mux *http.ServeMux, endpoint func(http.HandlerFunc) htt
 	if a.files == nil {
 		return
 	}
-	guarded := endpoint(a.owned(a.serveFile))
+	guarded := endpoint(a.can(levelRead, a.serveFile))
 	serve := func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Has("sig") {
 			a.serveSigned(w, r)
@@ -80,10 +80,10 @@ func (a *api) routeFiles(mux *http.ServeMux, endpoint func(http.HandlerFunc) htt
 	}
 	mux.HandleFunc("GET /v1/sessions/{id}/files/{blob}", serve)
 	mux.HandleFunc("HEAD /v1/sessions/{id}/files/{blob}", serve)
-	mux.HandleFunc("POST /v1/sessions/{id}/files/{blob}/sign", endpoint(a.owned(a.signFile)))
-	mux.HandleFunc("GET /v1/sessions/{id}/files", endpoint(a.owned(a.listFiles)))
+	mux.HandleFunc("POST /v1/sessions/{id}/files/{blob}/sign", endpoint(a.can(levelRead, a.signFile)))
+	mux.HandleFunc("GET /v1/sessions/{id}/files", endpoint(a.can(levelRead, a.listFiles)))
 	if a.files.uploads != nil {
-		up := endpoint(a.uploads)
+		up := endpoint(a.personal(a.uploads))
 		mux.HandleFunc("POST /v1/uploads", up)
 		for _, m := range []string{"HEAD", "PATCH", "DELETE"} {
 			mux.HandleFunc(m+" /v1/uploads/{upload}", up)

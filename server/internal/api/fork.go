@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/session"
-	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -28,14 +27,6 @@ func (a *api) forkSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.writeValue(w, r, http.StatusCreated, a.withCapabilities(toSessionBody(s)))
-}
-
-// rootOf is the conversation a session belongs to: its root's id.
-func rootOf(s store.Session) string {
-	if s.RootSessionID != "" {
-		return s.RootSessionID
-	}
-	return s.SessionID
 }
 
 // getBranches: GET /v1/sessions/{id}/branches?sequence=N, the

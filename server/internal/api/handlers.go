@@ -102,6 +102,12 @@ func (a *api) postMessage(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	parts, err := withAuthor(r.Context(), grantOf(r.Context()), req.Parts)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	req.Parts = parts
 	msg, err := a.mgr.PostMessage(r.Context(), r.PathValue("id"), session.PostMessage{
 		Parts: req.Parts, Visibility: req.Visibility, Delivery: string(req.Delivery), IdempotencyKey: r.Header.Get("Idempotency-Key"),
 	})

@@ -15,7 +15,8 @@ type Manager interface {
 	CreateOwnedSession(ctx context.Context, owner, model string) (store.Session, error)
 	ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error)
 	Owner(ctx context.Context, sessionID string) (string, error)
-	Record(ctx context.Context, sessionID string) (store.Session, error)
+	Root(ctx context.Context, sessionID string) (string, error)
+	Access() store.Access
 	Messages(ctx context.Context, sessionID string, q store.PageQuery) (synccore.MessagePage, error)
 	PostMessage(ctx context.Context, sessionID string, req session.PostMessage) (synccore.Message, error)
 	Answer(ctx context.Context, sessionID, interactionID string, response any) (synccore.Message, error)

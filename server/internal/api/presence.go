@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/agentsync/agentsync/httpwire"
@@ -17,7 +18,17 @@ func (a *api) typing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.signals != nil {
-		a.signals.Typing(r.PathValue("id"), principal(r.Context()), req.Typing)
+		a.signals.Typing(r.PathValue("id"), presenceName(r.Context()), req.Typing)
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// presenceName is who a request is in presence signals: its principal, or
+// "share:" and the link's id for a share link (its principal is a hash of
+// the token, which must not travel).
+func presenceName(ctx context.Context) string {
+	if g := grantOf(ctx); g.share != nil {
+		return "share:" + g.share.ShareID
+	}
+	return principal(ctx)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -33,7 +34,13 @@ func bearerToken(r *http.Request, allowQuery bool) string {
 // message that names neither the token nor why a signature failed (the
 // log has the reason, without the token).
 func (a *api) authorize(r *http.Request, allowQuery bool) (*http.Request, error) {
+	if tok := shareToken(r, allowQuery); tok != "" {
+		return a.authorizeShare(r, tok)
+	}
 	p, err := a.auth.Authorize(r, bearerToken(r, allowQuery))
+	if err == nil && strings.HasPrefix(p, "\x00") {
+		err = errors.New("the authorizer answered a principal that starts with NUL (reserved for share links)")
+	}
 	if err != nil {
 		a.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "reason", err)
 		return nil, synccore.Errorf(synccore.CodeUnauthorized, "missing or wrong bearer token")
@@ -41,30 +48,8 @@ func (a *api) authorize(r *http.Request, allowQuery bool) (*http.Request, error)
 	return r.WithContext(context.WithValue(r.Context(), principalKey{}, p)), nil
 }
 
-// checkOwner refuses a session of another principal exactly as an unknown
-// one (same code, same message), so session ids cannot be probed.
-func (a *api) checkOwner(ctx context.Context, sessionID string) error {
-	owner, err := a.mgr.Owner(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	if owner != principal(ctx) {
-		return synccore.Errorf(synccore.CodeNotFound, "session %q not found", sessionID)
-	}
-	return nil
-}
-
-// owned wraps a handler of /v1/sessions/{id}/... or /v1/chat/{id}/...
-// with checkOwner.
-func (a *api) owned(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := a.checkOwner(r.Context(), r.PathValue("id")); err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		next(w, r)
-	}
-}
+// Who may use a session besides its owner, and how a session of another
+// principal is refused (404, as an unknown one): checkAccess (access.go).
 
 // authorizerOf is cfg's Authorizer, else the shared token, else open.
 func authorizerOf(cfg Config) auth.Authorizer {

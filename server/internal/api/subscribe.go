@@ -11,6 +11,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agentsync/agentsync/httpwire"
+
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -49,12 +51,12 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 		if a.signals == nil {
 			break
 		}
-		rec, err := a.mgr.Record(ctx, id)
+		root, err := a.mgr.Root(ctx, id)
 		if err != nil {
 			a.writeError(w, r, err)
 			return
 		}
-		s := a.signals.Subscribe(rootOf(rec), id, principal(ctx))
+		s := a.signals.Subscribe(root, id, presenceName(ctx))
 		defer s.Close()
 		sigs = s.C
 	case "", "0":
@@ -67,6 +69,17 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if g := grantOf(r.Context()); g.share != nil || g.role != "" && g.role != httpwire.RoleOwner {
+		// Revoking the link or the membership ends it (shares.go).
+		key, expires := memberRevocationKey(id, principal(r.Context())), int64(0)
+		if g.share != nil {
+			key, expires = shareRevocationKey(g.share.ShareID), g.share.ExpiresAt
+		}
+		rs := newRevocable(ctx, sub, expires)
+		a.revoked.add(key, rs)
+		defer a.revoked.remove(key, rs)
+		sub = rs
+	}
 	defer sub.Close()
 	conn, err := a.upgrader.Upgrade(w, r)
 	if err != nil {

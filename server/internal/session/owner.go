@@ -33,8 +33,18 @@ func (m *Manager) Owner(ctx context.Context, sessionID string) (string, error) {
 	return rec.Owner, nil
 }
 
-// Record returns a session as stored (its conversation root, fork point
-// and owner); CodeNotFound for an unknown id.
-func (m *Manager) Record(ctx context.Context, sessionID string) (store.Session, error) {
-	return m.store.Session(ctx, sessionID)
+// Access is the store's record of shares and members (store.Access).
+func (m *Manager) Access() store.Access { return m.store }
+
+// Root returns the root of a session's conversation (its own id for a
+// root); CodeNotFound for an unknown id.
+func (m *Manager) Root(ctx context.Context, sessionID string) (string, error) {
+	rec, err := m.store.Session(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if rec.RootSessionID == "" {
+		return rec.SessionID, nil
+	}
+	return rec.RootSessionID, nil
 }

@@ -170,6 +170,28 @@ var migrations = []string{
 	ALTER TABLE sessions ADD COLUMN deleted boolean NOT NULL DEFAULT false;
 	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
 	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
+
+	// 3: who else may use a session (store.Access): share links, found by
+	// the SHA-256 of their token (never the token), and members with a
+	// role. Keyed by the session's text id; DeleteSession removes them.
+	`CREATE TABLE session_shares (
+		share_id      text PRIMARY KEY,
+		session_id    text NOT NULL,
+		token_hash    bytea NOT NULL UNIQUE,
+		mode          text NOT NULL,
+		include_forks boolean NOT NULL DEFAULT false,
+		expires_at    bigint NOT NULL DEFAULT 0,
+		created_at    bigint NOT NULL,
+		created_by    text NOT NULL DEFAULT ''
+	);
+	CREATE INDEX session_shares_by_session ON session_shares (session_id, created_at);
+	CREATE TABLE session_members (
+		session_id text NOT NULL,
+		principal  text NOT NULL,
+		role       text NOT NULL,
+		created_at bigint NOT NULL,
+		PRIMARY KEY (session_id, principal)
+	);`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations of

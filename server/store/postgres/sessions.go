@@ -144,6 +144,9 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		if err := deleteAccess(ctx, tx, id); err != nil {
+			return err
+		}
 		for sid, parent := row.sid, row.parent; sid != 0; {
 			var forked bool
 			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE parent_sid = $1)`, sid).Scan(&forked); err != nil {

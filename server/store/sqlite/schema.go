@@ -99,6 +99,28 @@ var migrations = []string{
 	ALTER TABLE sessions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
 	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
+
+	// 7: who else may use a session (store.Access): share links, found by
+	// the SHA-256 of their token (never the token), and members with a
+	// role. Keyed by the session's text id; DeleteSession removes them.
+	`CREATE TABLE session_shares (
+		share_id      TEXT PRIMARY KEY,
+		session_id    TEXT NOT NULL,
+		token_hash    BLOB NOT NULL UNIQUE,
+		mode          TEXT NOT NULL,
+		include_forks INTEGER NOT NULL DEFAULT 0,
+		expires_at    INTEGER NOT NULL DEFAULT 0,
+		created_at    INTEGER NOT NULL,
+		created_by    TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX session_shares_by_session ON session_shares (session_id, created_at);
+	CREATE TABLE session_members (
+		session_id TEXT NOT NULL,
+		principal  TEXT NOT NULL,
+		role       TEXT NOT NULL,
+		created_at INTEGER NOT NULL,
+		PRIMARY KEY (session_id, principal)
+	) WITHOUT ROWID;`,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store

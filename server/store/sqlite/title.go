@@ -41,6 +41,9 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		if err := deleteAccess(c, id); err != nil {
+			return err
+		}
 		for sid, parent := row.sid, row.parent; sid != 0; {
 			st, err := c.query(`SELECT EXISTS (SELECT 1 FROM sessions WHERE parent_sid = ?)`, sid)
 			if err != nil {

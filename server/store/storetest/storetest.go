@@ -63,6 +63,8 @@ func Run(t *testing.T, open Opener) {
 		{"RecoverStreamingSkipsLeasedSessions", testRecoverStreamingSkipsLeasedSessions},
 		{"LeaseRaceHasOneWinner", testLeaseRaceHasOneWinner},
 		{"LeaseOrphanedSessions", testLeaseOrphanedSessions},
+		{"Shares", testShares},
+		{"Members", testMembers},
 	}
 	tests = append(tests, forkSuite...)
 	for _, tc := range tests {
