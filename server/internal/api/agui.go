@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 
 	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/session"
@@ -154,11 +155,29 @@ func (a *api) aguiRun(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	var base *synccore.Message
+	var proj uiProjection
 	for i := range page.Items {
 		if isReply != nil && isReply(&page.Items[i]) {
-			base = &page.Items[i]
+			proj.setMessage(&page.Items[i])
 			break
+		}
+	}
+	if isReply != nil {
+		// The store holds the reply as last committed; the subscription's
+		// first frames hold what has streamed since (the join).
+		if err := a.aguiJoin(ctx, in.ThreadID, &sub, &proj, isReply); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+	}
+	items := page.Items
+	if proj.msg.MessageID != "" {
+		items = slices.Clone(items)
+		at := slices.IndexFunc(items, func(m synccore.Message) bool { return m.MessageID == proj.msg.MessageID })
+		if at >= 0 {
+			items[at] = proj.msg
+		} else {
+			items = append(items, proj.msg)
 		}
 	}
 	startSSE(w)
@@ -167,18 +186,76 @@ func (a *api) aguiRun(w http.ResponseWriter, r *http.Request) {
 	if err := em.write(started); err != nil {
 		return
 	}
-	if err := em.write(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": aguiMessages(page.Items)}); err != nil {
+	if err := em.write(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": aguiMessages(items)}); err != nil {
 		return
 	}
-	if base != nil {
-		em.seed(base)
+	var followed *synccore.Message
+	if proj.msg.MessageID != "" {
+		followed = &proj.msg
+		em.seed(followed)
 	}
-	if isReply == nil || base != nil && (base.State == synccore.MessageDone || aguiInterrupts(base) != nil) {
+	if isReply == nil || followed != nil && (followed.State == synccore.MessageDone || aguiInterrupts(followed) != nil) {
 		_ = em.flush()
-		a.aguiFinish(ctx, em, &in, base)
+		a.aguiFinish(ctx, em, &in, followed)
 		return
 	}
-	a.aguiFollow(ctx, w, &in, &sub, em, isReply, base)
+	a.aguiFollow(ctx, &in, &sub, em, isReply, &proj)
+}
+
+// aguiJoin applies the subscription's frames to proj up to and with the
+// first batch holding its hello: the join frames (hello, then the
+// streaming projection) are queued together when the subscription opens.
+func (a *api) aguiJoin(ctx context.Context, sid string, sub *subscriber, proj *uiProjection, isReply func(*synccore.Message) bool) error {
+	for {
+		frames, err := (*sub).Next(ctx)
+		reread, hello, ferr := applyUIFrames(proj, frames, isReply)
+		switch {
+		case ferr != nil:
+			return ferr
+		case reread:
+			if err := a.resubscribe(ctx, sid, sub, proj, isReply); err != nil {
+				return err
+			}
+			continue
+		case hello:
+			return nil
+		case err != nil:
+			if errors.Is(err, io.EOF) {
+				err = synccore.Errorf(synccore.CodeClosed, "the server is shutting down")
+			}
+			return err
+		}
+	}
+}
+
+// applyUIFrames applies one batch of frames to the followed message's
+// projection. It reports a gap or a resync (reread: re-read and
+// re-subscribe), whether the batch held the hello, and an error frame.
+func applyUIFrames(proj *uiProjection, frames []synccore.Frame, isReply func(*synccore.Message) bool) (reread, hello bool, err error) {
+	for i := range frames {
+		f := &frames[i]
+		switch f.Kind {
+		case synccore.FrameHello:
+			hello = true
+		case synccore.FrameMessage:
+			if proj.msg.MessageID == "" && isReply(f.Message) || f.Message.MessageID == proj.msg.MessageID {
+				proj.setMessage(f.Message)
+			}
+		case synccore.FramePart:
+			if f.MessageID == proj.msg.MessageID && f.MessageID != "" {
+				proj.setPart(f.Revision, f.Part)
+			}
+		case synccore.FrameDelta:
+			if f.MessageID == proj.msg.MessageID && f.MessageID != "" && !proj.appendText(f.Revision, f.PartID, f.Offset, f.Text) {
+				reread = true
+			}
+		case synccore.FrameResync:
+			reread = true
+		case synccore.FrameError:
+			return reread, hello, synccore.Errorf(f.Code, "%s", f.Reason)
+		}
+	}
+	return reread, hello, nil
 }
 
 // aguiThread makes sure the thread's session exists and is the caller's:
@@ -372,11 +449,7 @@ func (a *api) aguiFinish(ctx context.Context, em *aguiEmitter, in *aguiInput, fo
 // aguiFollow follows the subscription until the reply is done or waits on
 // an interaction, as streamUI does for /v1/chat (the same projection, the
 // same resubscription after a resync or a gap).
-func (a *api) aguiFollow(ctx context.Context, w http.ResponseWriter, in *aguiInput, sub *subscriber, em *aguiEmitter, isReply func(*synccore.Message) bool, base *synccore.Message) {
-	var proj uiProjection
-	if base != nil {
-		proj.setMessage(base)
-	}
+func (a *api) aguiFollow(ctx context.Context, in *aguiInput, sub *subscriber, em *aguiEmitter, isReply func(*synccore.Message) bool, proj *uiProjection) {
 	fail := func(err error) {
 		a.log.Debug("ag-ui stream ended", "session_id", in.ThreadID, "err", err)
 		if ctx.Err() == nil {
@@ -387,31 +460,13 @@ func (a *api) aguiFollow(ctx context.Context, w http.ResponseWriter, in *aguiInp
 	}
 	for {
 		frames, err := (*sub).Next(ctx)
-		reread := false
-		for i := range frames {
-			f := &frames[i]
-			switch f.Kind {
-			case synccore.FrameMessage:
-				if proj.msg.MessageID == "" && isReply(f.Message) || f.Message.MessageID == proj.msg.MessageID {
-					proj.setMessage(f.Message)
-				}
-			case synccore.FramePart:
-				if f.MessageID == proj.msg.MessageID && f.MessageID != "" {
-					proj.setPart(f.Revision, f.Part)
-				}
-			case synccore.FrameDelta:
-				if f.MessageID == proj.msg.MessageID && f.MessageID != "" && !proj.appendText(f.Revision, f.PartID, f.Offset, f.Text) {
-					reread = true
-				}
-			case synccore.FrameResync:
-				reread = true
-			case synccore.FrameError:
-				fail(synccore.Errorf(f.Code, "%s", f.Reason))
-				return
-			}
+		reread, _, ferr := applyUIFrames(proj, frames, isReply)
+		if ferr != nil {
+			fail(ferr)
+			return
 		}
 		if reread {
-			if err := a.resubscribe(ctx, in.ThreadID, sub, &proj, isReply); err != nil {
+			if err := a.resubscribe(ctx, in.ThreadID, sub, proj, isReply); err != nil {
 				fail(err)
 				return
 			}

@@ -337,6 +337,10 @@ func TestAGUIReconnectMidStream(t *testing.T) {
 	if second[1].str("type") != "MESSAGES_SNAPSHOT" {
 		t.Fatalf("events %v", aguiTypes(second)[:2])
 	}
+	snap := aguiApply(nil, second[:2])
+	if text, _ := snap[len(snap)-1]["content"].(string); !strings.HasPrefix(text, partial) {
+		t.Fatalf("the snapshot holds %d bytes, not the %d the client had", len(text), len(partial))
+	}
 	got := asJSON(t, aguiApply(have, second))
 	want := aguiSynced(t, mgr, thread)
 	if !reflect.DeepEqual(got, want) {
