@@ -355,3 +355,81 @@ func TestAGUIReconnectMidStream(t *testing.T) {
 		t.Fatalf("the reply is %s", page.Items[0].State)
 	}
 }
+
+// TestAGUIReasoningAndData: reasoning is a reasoning message with its own
+// span, a data part an activity; the events assemble the session's list.
+func TestAGUIReasoningAndData(t *testing.T) {
+	t.Parallel()
+	srv, mgr := aguiServer(t, model.Speed{})
+	for _, sc := range []struct{ text, want string }{
+		{"scenario:reasoning chars=80", "REASONING_START REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_END"},
+		{"scenario:data", "ACTIVITY_SNAPSHOT"},
+	} {
+		thread := fmt.Sprintf("thread-%d", time.Now().UnixNano())
+		evs := aguiPost(t, srv.URL, aguiInputOf(thread, sc.text), nil)
+		var kept []string
+		for _, typ := range aguiTypes(evs) {
+			if strings.HasPrefix(typ, "REASONING") || typ == "ACTIVITY_SNAPSHOT" {
+				if len(kept) == 0 || kept[len(kept)-1] != typ {
+					kept = append(kept, typ)
+				}
+			}
+		}
+		if got := strings.Join(kept, " "); got != sc.want {
+			t.Fatalf("%s: %s", sc.text, got)
+		}
+		got, want := asJSON(t, aguiApply(nil, evs)), aguiSynced(t, mgr, thread)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: assembled\n%v\nsynced\n%v", sc.text, got, want)
+		}
+		roles := ""
+		for _, m := range want {
+			roles += fmt.Sprint(m["role"], " ")
+		}
+		if sc.text == "scenario:data" && roles != "user assistant activity " || sc.text != "scenario:data" && roles != "user reasoning assistant " {
+			t.Fatalf("%s: roles %s", sc.text, roles)
+		}
+	}
+}
+
+// TestAGUIQuestion: a question is an interrupt with its text; a resume
+// with a bare string answers it, and a cancelled one stops the turn.
+func TestAGUIQuestion(t *testing.T) {
+	t.Parallel()
+	srv, mgr := aguiServer(t, model.Speed{})
+	for _, cancel := range []bool{false, true} {
+		thread := fmt.Sprintf("thread-question-%v", cancel)
+		evs := aguiPost(t, srv.URL, aguiInputOf(thread, "scenario:question"), nil)
+		out := finishOutcome(t, evs)
+		ins, _ := out["interrupts"].([]any)
+		if out["type"] != "interrupt" || len(ins) != 1 {
+			t.Fatalf("outcome %v", out)
+		}
+		in := ins[0].(map[string]any)
+		if in["reason"] != "question" || in["message"] != "Which colour do you prefer?" {
+			t.Fatalf("interrupt %v", in)
+		}
+		have := aguiApply(nil, evs)
+		input := aguiInputOf(thread, "", have...)
+		entry := map[string]any{"interruptId": in["id"], "status": "resolved", "payload": "blue"}
+		if cancel {
+			entry = map[string]any{"interruptId": in["id"], "status": "cancelled"}
+		}
+		input["resume"] = []any{entry}
+		evs2 := aguiPost(t, srv.URL, input, nil)
+		if o := finishOutcome(t, evs2); o["type"] != "success" {
+			t.Fatalf("resumed outcome %v", o)
+		}
+		got, want := asJSON(t, aguiApply(have, evs2)), aguiSynced(t, mgr, thread)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("assembled\n%v\nsynced\n%v", got, want)
+		}
+		last := want[len(want)-1]
+		switch {
+		case !cancel && last["content"] != `You answered "blue". Good choice!`:
+			t.Fatalf("answered: last %v", last)
+		case cancel && (last["activityType"] != "agentsync-error" || last["content"].(map[string]any)["code"] != "stopped"):
+			t.Fatalf("cancelled: last %v", last)
+		}
+	}
+}
