@@ -200,3 +200,30 @@ test('HttpAgent: a run cut before its snapshot arrived does not post its message
   assert.deepEqual(items.map((m) => m.role), ['user', 'agent']);
   assert.deepEqual(json(agent.messages), json(messages));
 });
+
+test('HttpAgent: a question interrupt answered by the next run, with a middleware that posts only the last message', { timeout: 120000 }, async () => {
+  const bodies = [];
+  const agent = new HttpAgent({
+    url: `${server.url}/v1/agui`,
+    threadId: `thread-${randomUUID()}`,
+    fetch: (url, init) => { bodies.push(JSON.parse(init.body)); return fetch(url, init); },
+  });
+  // docs/ag-ui.md: a long thread sends only its last message.
+  agent.use((input, next) => next.run({ ...input, messages: input.messages.slice(-1) }));
+  for (let i = 0; i < 3; i++) {
+    say(agent, `hello ${i}`);
+    await agent.runAgent();
+  }
+  say(agent, 'scenario:question');
+  await agent.runAgent();
+  const [interrupt] = agent.pendingInterrupts;
+  assert.equal(interrupt?.reason, 'question');
+  assert.equal(interrupt.message, 'Which colour do you prefer?');
+  assert.deepEqual(interrupt.responseSchema.required, ['answer']);
+  await agent.runAgent({ resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { answer: 'teal' } }] });
+  const { messages, items } = await syncedView(agent.threadId);
+  assert.deepEqual(json(agent.messages), json(messages));
+  assert.equal(messages.at(-1).content, 'You answered "teal". Good choice!');
+  assert.deepEqual(items.map((m) => m.role), ['user', 'agent', 'user', 'agent', 'user', 'agent', 'user', 'agent']);
+  assert.deepEqual(bodies.map((b) => b.messages.length), [1, 1, 1, 1, 1]);
+});
