@@ -196,7 +196,7 @@ func (a *api) aguiRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if isReply == nil || followed != nil && (followed.State == synccore.MessageDone || aguiInterrupts(followed) != nil) {
 		_ = em.flush()
-		a.aguiFinish(ctx, em, &in, followed)
+		a.aguiFinish(em, &in, followed)
 		return
 	}
 	a.aguiFollow(ctx, &in, &sub, em, isReply, &proj)
@@ -423,20 +423,12 @@ func (a *api) aguiAnswer(w http.ResponseWriter, r *http.Request, sid string, e a
 
 // aguiFinish closes what the run opened and ends it: with the pending
 // interactions of the followed message as interrupts, else as done.
-func (a *api) aguiFinish(ctx context.Context, em *aguiEmitter, in *aguiInput, followed *synccore.Message) {
+func (a *api) aguiFinish(em *aguiEmitter, in *aguiInput, followed *synccore.Message) {
 	if em.closeAll() != nil {
 		return
 	}
 	ev := aguiEvent{"type": "RUN_FINISHED", "threadId": in.ThreadID, "runId": in.RunID}
-	interrupts := aguiInterrupts(followed)
-	if followed == nil {
-		// A reconnect with nothing streaming may still find the last
-		// message waiting on an interaction.
-		if last, err := a.lastMessage(ctx, in.ThreadID); err == nil {
-			interrupts = aguiInterrupts(last)
-		}
-	}
-	if interrupts != nil {
+	if interrupts := aguiInterrupts(followed); interrupts != nil {
 		ev["outcome"] = map[string]any{"type": "interrupt", "interrupts": interrupts}
 	} else {
 		ev["outcome"] = map[string]any{"type": "success"}
@@ -478,7 +470,7 @@ func (a *api) aguiFollow(ctx context.Context, in *aguiInput, sub *subscriber, em
 				return
 			}
 			if proj.msg.State == synccore.MessageDone || aguiInterrupts(&proj.msg) != nil {
-				a.aguiFinish(ctx, em, in, &proj.msg)
+				a.aguiFinish(em, in, &proj.msg)
 				return
 			}
 		}

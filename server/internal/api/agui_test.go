@@ -360,7 +360,7 @@ func TestAGUIReconnectMidStream(t *testing.T) {
 // span, a data part an activity; the events assemble the session's list.
 func TestAGUIReasoningAndData(t *testing.T) {
 	t.Parallel()
-	srv, mgr := aguiServer(t, model.Speed{})
+	srv, mgr := aguiServer(t, model.Paced(time.Millisecond))
 	for _, sc := range []struct{ text, want string }{
 		{"scenario:reasoning chars=80", "REASONING_START REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_END"},
 		{"scenario:data", "ACTIVITY_SNAPSHOT"},
@@ -431,5 +431,27 @@ func TestAGUIQuestion(t *testing.T) {
 		case cancel && (last["activityType"] != "agentsync-error" || last["content"].(map[string]any)["code"] != "stopped"):
 			t.Fatalf("cancelled: last %v", last)
 		}
+	}
+}
+
+// TestAGUIEventSequence: the events of a paced tool loop, runs of one type
+// folded into one: each text and tool call opened, filled and closed in
+// part order, results after their calls, one run.
+func TestAGUIEventSequence(t *testing.T) {
+	t.Parallel()
+	srv, _ := aguiServer(t, model.Paced(time.Millisecond))
+	evs := aguiPost(t, srv.URL, aguiInputOf("thread-sequence", "scenario:tools"), nil)
+	var folded []string
+	for _, typ := range aguiTypes(evs) {
+		if len(folded) == 0 || folded[len(folded)-1] != typ {
+			folded = append(folded, typ)
+		}
+	}
+	text := []string{"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"}
+	call := []string{"TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"}
+	want := []string{"RUN_STARTED", "MESSAGES_SNAPSHOT"}
+	want = append(append(append(append(append(append(want, text...), call...), text...), call...), text...), "RUN_FINISHED")
+	if !reflect.DeepEqual(folded, want) {
+		t.Fatalf("events\n%v\nwant\n%v", folded, want)
 	}
 }
