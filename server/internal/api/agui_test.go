@@ -455,3 +455,56 @@ func TestAGUIEventSequence(t *testing.T) {
 		t.Fatalf("events\n%v\nwant\n%v", folded, want)
 	}
 }
+
+// TestAGUIEmitterReopensAcrossRuns: a text still streaming when a run
+// ends is closed for RUN_FINISHED and opened again by the next run, which
+// sends only the rest; a tool call cut while its input streams gets its
+// arguments in the next run once, its result once.
+func TestAGUIEmitterReopensAcrossRuns(t *testing.T) {
+	t.Parallel()
+	m := synccore.Message{MessageID: "msg_1", Role: synccore.RoleAgent, State: synccore.MessageStreaming, Parts: []synccore.Part{
+		{PartID: "p1", Type: synccore.PartText, State: synccore.StateStreaming, Text: "Hel"},
+		{PartID: "p2", Type: synccore.PartTool, ToolCallID: "c1", ToolName: "get_weather", State: synccore.ToolInputStreaming},
+	}}
+	rec := httptest.NewRecorder()
+	em := newAGUIEmitter(rec)
+	if err := em.emit(&m); err != nil {
+		t.Fatal(err)
+	}
+	if err := em.closeAll(); err != nil {
+		t.Fatal(err)
+	}
+	m.Parts[0].Text, m.Parts[0].State = "Hello", synccore.StateDone
+	m.Parts[1].State, m.Parts[1].Input = synccore.ToolInputAvailable, map[string]any{"city": "Oslo"}
+	for range 2 {
+		if err := em.emit(&m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Parts[1].State, m.Parts[1].Output = synccore.ToolOutputAvailable, map[string]any{"temperature_c": 3}
+	if err := em.emit(&m); err != nil {
+		t.Fatal(err)
+	}
+	var evs []aguiEv
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var ev aguiEv
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
+		}
+	}
+	want := []string{"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TOOL_CALL_START", "TEXT_MESSAGE_END", "TOOL_CALL_END",
+		"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"}
+	if got := aguiTypes(evs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("events\n%v\nwant\n%v", got, want)
+	}
+	got := asJSON(t, aguiApply(nil, evs))
+	if wantMsgs := asJSON(t, aguiMessages([]synccore.Message{m})); !reflect.DeepEqual(got, wantMsgs) {
+		t.Fatalf("assembled\n%v\nwant\n%v", got, wantMsgs)
+	}
+	if got[0]["content"] != "Hello" {
+		t.Fatalf("text %v", got[0]["content"])
+	}
+}
