@@ -180,7 +180,11 @@ func (a *api) aguiRun(w http.ResponseWriter, r *http.Request) {
 			items = append(items, proj.msg)
 		}
 	}
-	startSSE(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
 	em := newAGUIEmitter(w)
 	started := aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID}
 	if err := em.write(started); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -58,7 +59,7 @@ func aguiPost(t *testing.T, url string, input map[string]any, stop func(aguiEv) 
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" || res.Header.Get("X-Vercel-AI-UI-Message-Stream") != "" {
 		t.Fatalf("status %d, headers %v", res.StatusCode, res.Header)
 	}
 	var evs []aguiEv
@@ -506,5 +507,70 @@ func TestAGUIEmitterReopensAcrossRuns(t *testing.T) {
 	}
 	if got[0]["content"] != "Hello" {
 		t.Fatalf("text %v", got[0]["content"])
+	}
+}
+
+// TestAGUIAuth: the endpoint takes the bearer token as every endpoint
+// does; a thread of another principal is not found (and not made again),
+// one of the caller's own is used.
+func TestAGUIAuth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "agui.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mgr, err := session.NewManager(ctx, session.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Shutdown(ctx)
+	authz := auth.Func(func(_ *http.Request, token string) (string, error) {
+		if token == "alice" || token == "bob" {
+			return token, nil
+		}
+		return "", fmt.Errorf("unknown token")
+	})
+	srv := httptest.NewServer(New(Config{Manager: mgr, Authorizer: authz}))
+	defer srv.Close()
+	run := func(token, thread string) (int, string) {
+		body, _ := json.Marshal(aguiInputOf(thread, "hello"))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/agui", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		c := &http.Client{Timeout: 20 * time.Second}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			b.WriteString(sc.Text())
+		}
+		return res.StatusCode, b.String()
+	}
+	if status, _ := run("", "thread-auth"); status != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", status)
+	}
+	if status, body := run("alice", "thread-auth"); status != http.StatusOK || !strings.Contains(body, "RUN_FINISHED") {
+		t.Fatalf("alice: %d %s", status, body)
+	}
+	if owner, err := mgr.Owner(ctx, "thread-auth"); err != nil || owner != "alice" {
+		t.Fatalf("owner %q, %v", owner, err)
+	}
+	if status, body := run("bob", "thread-auth"); status != http.StatusNotFound || !strings.Contains(body, "not_found") {
+		t.Fatalf("bob on alice's thread: %d %s", status, body)
+	}
+	if status, _ := run("alice", "no spaces allowed"); status != http.StatusBadRequest {
+		t.Fatalf("a thread id that cannot name a session: %d", status)
+	}
+	page, err := mgr.Messages(ctx, "thread-auth", store.PageQuery{})
+	if err != nil || len(page.Items) != 2 {
+		t.Fatalf("alice's thread holds %d messages, %v", len(page.Items), err)
 	}
 }
