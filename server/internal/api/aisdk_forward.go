@@ -25,6 +25,13 @@ import (
 // status is want, else its typed refusal); otherwise it returns err as it
 // is. A forward that found no answer is 503 closed with Retry-After.
 func (a *api) chatElsewhere(w http.ResponseWriter, r *http.Request, err error, method, path string, body any, want int) ([]byte, error) {
+	return a.writeElsewhere(w, r, err, method, path, body, want, newForwardKey())
+}
+
+// writeElsewhere is chatElsewhere with the forward's Idempotency-Key
+// given (the same key for the same write on every try); a status of 204
+// is an answer too, with no body (nil, nil).
+func (a *api) writeElsewhere(w http.ResponseWriter, r *http.Request, err error, method, path string, body any, want int, key string) ([]byte, error) {
 	var oe *session.OwnedElsewhere
 	if a.fwd == nil || !errors.As(err, &oe) {
 		return nil, err
@@ -40,7 +47,7 @@ func (a *api) chatElsewhere(w http.ResponseWriter, r *http.Request, err error, m
 	}
 	// A post keeps one key across the owner's retries (session/idempotent.go).
 	fr.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"},
-		"Idempotency-Key": {newForwardKey()}}
+		"Idempotency-Key": {key}}
 	resp, err := a.fwd.Forward(r.Context(), oe.Node, a.forwardRequest(fr, data))
 	switch {
 	case errors.Is(err, forward.ErrUnreachable) || errors.Is(err, forward.ErrTimeout) || (err == nil && resp.NotServed):
@@ -51,6 +58,8 @@ func (a *api) chatElsewhere(w http.ResponseWriter, r *http.Request, err error, m
 		return nil, err
 	case resp.Status == want:
 		return resp.Body, nil
+	case resp.Status == http.StatusNoContent:
+		return nil, nil
 	}
 	refusal := &synccore.Error{}
 	if err := json.Unmarshal(resp.Body, refusal); err != nil || refusal.Code == "" {

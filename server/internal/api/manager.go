@@ -13,6 +13,7 @@ import (
 // implements it. Every error it returns is a *synccore.Error.
 type Manager interface {
 	CreateOwnedSession(ctx context.Context, owner, model string) (store.Session, error)
+	CreateOwnedSessionID(ctx context.Context, id, owner, model string) (store.Session, error)
 	ListOwnedSessions(ctx context.Context, owner string, limit int) ([]store.Session, error)
 	Owner(ctx context.Context, sessionID string) (string, error)
 	Root(ctx context.Context, sessionID string) (string, error)

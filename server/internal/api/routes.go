@@ -45,6 +45,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	a.routeFiles(mux, endpoint)
 	mux.HandleFunc("POST /v1/chat", endpoint(a.chatPost))
 	mux.HandleFunc("GET /v1/chat/{id}/stream", endpoint(a.can(levelRead, a.chatResume)))
+	mux.HandleFunc("POST /v1/agui", endpoint(a.aguiRun))
 	// Health checks (load balancers, orchestrators) are not rate limited.
 	mux.HandleFunc("GET /healthz", a.guard(false, a.healthz))
 	mux.HandleFunc("OPTIONS /v1/", a.preflight)

@@ -210,6 +210,12 @@ func (m *Manager) Models() []string {
 // CreateOwnedSession creates an empty session of owner (a principal, see
 // server/auth) with a model ("" = the default).
 func (m *Manager) CreateOwnedSession(ctx context.Context, owner, modelName string) (store.Session, error) {
+	return m.CreateOwnedSessionID(ctx, newID("ses_"), owner, modelName)
+}
+
+// CreateOwnedSessionID is CreateOwnedSession with the session id chosen
+// by the caller (an AG-UI threadId); CodeConflict if a session has it.
+func (m *Manager) CreateOwnedSessionID(ctx context.Context, id, owner, modelName string) (store.Session, error) {
 	if modelName == "" {
 		modelName = m.defModel
 	}
@@ -221,7 +227,7 @@ func (m *Manager) CreateOwnedSession(ctx context.Context, owner, modelName strin
 	}
 	now := m.now()
 	sess := store.Session{
-		SessionID:    newID("ses_"),
+		SessionID:    id,
 		Model:        modelName,
 		ApprovalMode: ApprovalAuto,
 		CreatedAt:    now,
