@@ -57,7 +57,7 @@ func (s *live) composeWindow(ctx context.Context, t *turn, provider model.Provid
 		}
 	}
 	return window{
-		input: composer.WithSummary(sum.Text, composer.Compose(tail)),
+		input: composer.WithSummary(sum.Text, s.m.files.Attach(ctx, s.id, composer.Compose(tail))),
 		seen:  lastUserSequence(tail),
 	}, nil
 }

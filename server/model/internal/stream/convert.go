@@ -63,17 +63,19 @@ func DataURL(mediaType string, data []byte) string {
 // Base64 is data, base64-encoded (standard alphabet, padded).
 func Base64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
 
-// FileLine names a file the provider cannot take as content.
+// FileLine names a file the provider cannot take as content, with its
+// URL only when that is http(s).
 func FileLine(c model.InputContent) string {
 	name := c.Filename
 	if name == "" {
 		name = "file"
 	}
-	u := c.URL
-	if strings.HasPrefix(u, "data:") {
-		u = "inline data" // not the bytes again, as text
+	if !strings.HasPrefix(c.URL, "https://") && !strings.HasPrefix(c.URL, "http://") {
+		// Not the bytes of a data: URL again as text, nor a path only
+		// this server's authorized route serves.
+		return "[" + name + " (" + c.MediaType + ")]"
 	}
-	return "[" + name + " (" + c.MediaType + "): " + u + "]"
+	return "[" + name + " (" + c.MediaType + "): " + c.URL + "]"
 }
 
 // SchemaOf is the tool's input schema, or "any object".
