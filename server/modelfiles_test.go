@@ -16,6 +16,7 @@ import (
 	"github.com/agentsync/agentsync/server/blob"
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/anthropic"
 	"github.com/agentsync/agentsync/server/model/openai"
 	"github.com/agentsync/agentsync/server/model/scripted"
 	"github.com/agentsync/agentsync/synccore"
@@ -141,79 +142,96 @@ func TestWriteFileTool(t *testing.T) {
 }
 
 // TestModelReceivesUploadedFiles: a user message's files of the session
-// reach an OpenAI-compatible server (a real one on loopback, speaking Chat
-// Completions) as bytes: the image an image_url part with a data: URL, the
-// PDF a file part, the text file as text, the file over the budget as a
-// note; the request never carries the session's file URL.
+// reach an OpenAI-compatible server and Anthropic's (real ones on
+// loopback, speaking Chat Completions and Messages) as bytes in their
+// documented shapes: the image an image_url part with a data: URL or an
+// image block with a base64 source, the PDF a file part or a document
+// block, the text file as text, the file over the budget as a note; the
+// request never carries the session's file URL.
 func TestModelReceivesUploadedFiles(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	fake := providertest.New()
-	defer fake.Close()
-	fake.Queue(providertest.Reply{Fixture: filepath.Join("model", "testdata", "openai", "text.sse")})
-	const budget = 4096
-	l, blobs := withFiles(t, server.Config{
-		Models:       model.Registry{"openai:gpt-4o-mini": openai.New("gpt-4o-mini", fake.URL+"/v1", "sk-test", nil)},
-		DefaultModel: "openai:gpt-4o-mini",
-	}, server.Attachments{ModelFileBudget: budget})
-	sid := l.createSession("alice")
-
 	pngData := []byte("\x89PNG\r\n\x1a\n" + strings.Repeat("p", 100))
 	pdfData := []byte("%PDF-1.4\n" + strings.Repeat("d", 200))
-	files := []struct {
-		name, mediaType string
-		data            []byte
-	}{
-		{"cat.png", "image/png", pngData},
-		{"doc.pdf", "application/pdf", pdfData},
-		{"notes.txt", "text/plain", []byte("remember the milk")},
-		{"huge.pdf", "application/pdf", []byte("%PDF-1.4\n" + strings.Repeat("h", budget))},
-	}
-	parts := []synccore.Part{{Type: synccore.PartText, Text: "Read these."}}
-	for _, f := range files {
-		ref, err := blobs.Put(ctx, blob.Ref{SessionID: sid, Filename: f.name, MediaType: f.mediaType}, bytes.NewReader(f.data), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, synccore.Part{Type: synccore.PartFile, URL: server.FilePath(sid, ref.BlobID), MediaType: f.mediaType, Filename: f.name})
-	}
-	if m := agentDone(t, l, sid, parts); m.State != synccore.MessageDone {
-		t.Fatalf("agent message %s: %+v", m.State, m.Parts)
-	}
-	reqs := fake.Requests()
-	if len(reqs) != 1 || reqs[0].Path != "/v1/chat/completions" {
-		t.Fatalf("requests %+v", reqs)
-	}
-	raw := reqs[0].Raw
-	if bytes.Contains(raw, []byte("/v1/sessions/")) {
-		t.Fatalf("the provider got a URL only this server serves: %s", raw)
-	}
-	msgs := reqs[0].Body["messages"].([]any)
-	content := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
-	var got []string
-	for _, c := range content {
-		c := c.(map[string]any)
-		switch c["type"] {
-		case "text":
-			got = append(got, "text:"+c["text"].(string))
-		case "image_url":
-			got = append(got, "image:"+c["image_url"].(map[string]any)["url"].(string))
-		case "file":
-			f := c["file"].(map[string]any)
-			got = append(got, "file:"+f["filename"].(string)+":"+f["file_data"].(string))
-		default:
-			got = append(got, "other:"+c["type"].(string))
-		}
-	}
-	want := []string{
-		"text:Read these.",
-		"image:data:image/png;base64," + base64.StdEncoding.EncodeToString(pngData),
-		"file:doc.pdf:data:application/pdf;base64," + base64.StdEncoding.EncodeToString(pdfData),
+	const budget = 4096
+	b64 := base64.StdEncoding.EncodeToString
+	common := []string{
 		"text:<file name=\"notes.txt\" media_type=\"text/plain\">\nremember the milk\n</file>",
 		"text:[The file huge.pdf (application/pdf, 4105 bytes) was left out: it is over the 4096 bytes of files a model request may carry.]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("user content:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, tc := range []struct {
+		name, path string
+		provider   func(url string) model.Provider
+		want       []string
+	}{
+		{"openai", "/v1/chat/completions", func(u string) model.Provider { return openai.New("gpt-4o-mini", u+"/v1", "sk-test", nil) },
+			append([]string{"text:Read these.", "image:data:image/png;base64," + b64(pngData),
+				"file:doc.pdf:data:application/pdf;base64," + b64(pdfData)}, common...)},
+		{"anthropic", "/v1/messages", func(u string) model.Provider { return anthropic.New("claude-sonnet-4-5", u, "sk-ant-test", nil) },
+			append([]string{"text:Read these.", "image:base64:image/png:" + b64(pngData),
+				"document:base64:application/pdf:" + b64(pdfData)}, common...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			fake := providertest.New()
+			defer fake.Close()
+			fake.Queue(providertest.Reply{Fixture: filepath.Join("model", "testdata", tc.name, "text.sse")})
+			l, blobs := withFiles(t, server.Config{
+				Models:       model.Registry{tc.name + ":m": tc.provider(fake.URL)},
+				DefaultModel: tc.name + ":m",
+			}, server.Attachments{ModelFileBudget: budget})
+			sid := l.createSession("alice")
+			files := []struct {
+				name, mediaType string
+				data            []byte
+			}{
+				{"cat.png", "image/png", pngData},
+				{"doc.pdf", "application/pdf", pdfData},
+				{"notes.txt", "text/plain", []byte("remember the milk")},
+				{"huge.pdf", "application/pdf", []byte("%PDF-1.4\n" + strings.Repeat("h", budget))},
+			}
+			parts := []synccore.Part{{Type: synccore.PartText, Text: "Read these."}}
+			for _, f := range files {
+				ref, err := blobs.Put(ctx, blob.Ref{SessionID: sid, Filename: f.name, MediaType: f.mediaType}, bytes.NewReader(f.data), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, synccore.Part{Type: synccore.PartFile, URL: server.FilePath(sid, ref.BlobID), MediaType: f.mediaType, Filename: f.name})
+			}
+			if m := agentDone(t, l, sid, parts); m.State != synccore.MessageDone {
+				t.Fatalf("agent message %s: %+v", m.State, m.Parts)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 1 || reqs[0].Path != tc.path {
+				t.Fatalf("requests %+v", reqs)
+			}
+			if raw := reqs[0].Raw; bytes.Contains(raw, []byte("/v1/sessions/")) {
+				t.Fatalf("the provider got a URL only this server serves: %s", raw)
+			}
+			msgs := reqs[0].Body["messages"].([]any)
+			content := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+			var got []string
+			for _, c := range content {
+				c := c.(map[string]any)
+				switch c["type"] {
+				case "text":
+					got = append(got, "text:"+c["text"].(string))
+				case "image_url":
+					got = append(got, "image:"+c["image_url"].(map[string]any)["url"].(string))
+				case "file":
+					f := c["file"].(map[string]any)
+					got = append(got, "file:"+f["filename"].(string)+":"+f["file_data"].(string))
+				case "image", "document":
+					src := c["source"].(map[string]any)
+					got = append(got, c["type"].(string)+":"+src["type"].(string)+":"+src["media_type"].(string)+":"+src["data"].(string))
+				default:
+					got = append(got, "other:"+c["type"].(string))
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("user content:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }
