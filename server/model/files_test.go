@@ -17,6 +17,7 @@ import (
 	"github.com/agentsync/agentsync/server/internal/composer"
 	"github.com/agentsync/agentsync/server/internal/providertest"
 	"github.com/agentsync/agentsync/server/model"
+	"github.com/agentsync/agentsync/server/model/anthropic"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -197,5 +198,17 @@ func TestProvidersNeverSendServerPaths(t *testing.T) {
 				t.Fatalf("https image sent as %v", second)
 			}
 		})
+	}
+}
+
+// Anthropic bounds an image (5 MiB base64); the bound is seen through
+// the retry wrapper. OpenAI states none.
+func TestMaxImageOf(t *testing.T) {
+	t.Parallel()
+	if got := model.MaxImageOf(kinds[1].open("http://127.0.0.1:1")); got != anthropic.MaxImage || anthropic.MaxImage*4/3 != 5<<20 {
+		t.Fatalf("anthropic: %d", got)
+	}
+	if got := model.MaxImageOf(kinds[0].open("http://127.0.0.1:1")); got != 0 {
+		t.Fatalf("openai: %d", got)
 	}
 }

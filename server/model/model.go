@@ -42,7 +42,8 @@ type InputMessage struct {
 type InputContent struct {
 	Type string `json:"type"`           // one of the Content* constants
 	Text string `json:"text,omitempty"` // text, reasoning
-	// file
+	// file; Filename and MediaType also mark a text entry that stands for
+	// a file (its text, or the note that it was left out)
 	URL       string `json:"url,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	Filename  string `json:"filename,omitempty"`

@@ -34,6 +34,9 @@ const DefaultFileBudget = 10 << 20
 type Files struct {
 	Blobs  blob.Store // nil: files of the session are not read (a note says so)
 	Budget int64      // bytes per request; 0 = DefaultFileBudget; < 0: no file is read
+	// MaxImage, if > 0, bounds one image (the provider's own bound,
+	// model.MaxImageOf); a larger one becomes a note.
+	MaxImage int64
 }
 
 // budget is f's budget in bytes, resolved.
@@ -50,7 +53,9 @@ func (f Files) budget() int64 {
 // Attach resolves the files of in's user messages for session sessionID,
 // newest first within the budget, and returns the input with each one
 // replaced: an image or a PDF by the same file with Data, a text file by
-// its text, a file left out by a note. Assistant entries' files (an
+// its text, a file left out by a note (both text entries that keep the
+// file's Filename and MediaType, so a reader tells them from the user's
+// own text). Assistant entries' files (an
 // agent's own, whose content the model wrote) and files of other types are
 // left as they are. in is not modified.
 func (f Files) Attach(ctx context.Context, sessionID string, in []model.InputMessage) []model.InputMessage {
@@ -130,6 +135,9 @@ func (f Files) attach(ctx context.Context, sessionID string, c model.InputConten
 		if int64(len(d)) > *left {
 			return note(c, int64(len(d)), f.overBudget())
 		}
+		if kind == kindImage && f.MaxImage > 0 && int64(len(d)) > f.MaxImage {
+			return note(c, int64(len(d)), f.overImage())
+		}
 		data = d
 	default:
 		_, id, ok := blob.ParseFilePath(c.URL)
@@ -151,16 +159,23 @@ func (f Files) attach(ctx context.Context, sessionID string, c model.InputConten
 		if ref.Size > *left {
 			return note(c, ref.Size, f.overBudget())
 		}
+		if kind == kindImage && f.MaxImage > 0 && ref.Size > f.MaxImage {
+			return note(c, ref.Size, f.overImage())
+		}
 		if data, err = readBlob(ctx, f.Blobs, id, ref.Size); err != nil {
 			return note(c, ref.Size, "it could not be read ("+err.Error()+")")
 		}
 	}
 	*left -= int64(len(data))
 	if kind == kindText {
-		return model.InputContent{Type: model.ContentText, Text: FileText(c.Filename, c.MediaType, data)}
+		return model.InputContent{Type: model.ContentText, Text: FileText(c.Filename, c.MediaType, data), Filename: c.Filename, MediaType: c.MediaType}
 	}
 	c.Data = data
 	return c
+}
+
+func (f Files) overImage() string {
+	return fmt.Sprintf("it is over the %d bytes an image may have for this model", f.MaxImage)
 }
 
 func (f Files) overBudget() string {
@@ -193,7 +208,8 @@ func note(c model.InputContent, size int64, why string) model.InputContent {
 	if size > 0 {
 		what += fmt.Sprintf(", %d bytes", size)
 	}
-	return model.InputContent{Type: model.ContentText, Text: "[The file " + what + ") was left out: " + why + ".]"}
+	return model.InputContent{Type: model.ContentText, Text: "[The file " + what + ") was left out: " + why + ".]",
+		Filename: displayName(c.Filename), MediaType: c.MediaType}
 }
 
 func displayName(name string) string {

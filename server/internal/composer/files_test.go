@@ -57,13 +57,15 @@ func TestAttachBudget(t *testing.T) {
 	}
 	want := []model.InputMessage{
 		{Role: model.RoleUser, Content: []model.InputContent{text("first"),
-			text("[The file old.png (image/png, 600 bytes) was left out: it is over the 1000 bytes of files a model request may carry.]")}},
+			{Type: model.ContentText, Filename: "old.png", MediaType: "image/png",
+				Text: "[The file old.png (image/png, 600 bytes) was left out: it is over the 1000 bytes of files a model request may carry.]"}}},
 		// The agent's own file is left to the provider (a line naming it).
 		{Role: model.RoleAssistant, Content: []model.InputContent{text("ok"),
 			{Type: model.ContentFile, URL: blob.FilePath("s", strings.Repeat("c", 64)), MediaType: "image/png", Filename: "mine.png"}}},
 		{Role: model.RoleUser, Content: []model.InputContent{
 			{Type: model.ContentFile, URL: in[2].Content[0].URL, MediaType: "application/pdf", Filename: "new.pdf", Data: newer},
-			text("<file name=\"a.json\" media_type=\"application/json\">\n{\"a\":1}\n</file>"),
+			{Type: model.ContentText, Filename: "a.json", MediaType: "application/json",
+				Text: "<file name=\"a.json\" media_type=\"application/json\">\n{\"a\":1}\n</file>"},
 		}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -98,13 +100,13 @@ func TestAttachSources(t *testing.T) {
 	if len(got) != 6 {
 		t.Fatalf("%d contents", len(got))
 	}
-	if !reflect.DeepEqual(got[0], text("<file name=\"h.txt\" media_type=\"text/plain\">\nhello\n</file>")) {
+	if got[0].Filename != "h.txt" || got[0].Text != "<file name=\"h.txt\" media_type=\"text/plain\">\nhello\n</file>" {
 		t.Fatalf("data: text %#v", got[0])
 	}
 	if !bytes.Equal(got[1].Data, []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}) {
 		t.Fatalf("data: image %#v", got[1])
 	}
-	if !reflect.DeepEqual(got[2], text("<file name=\"p.txt\" media_type=\"text/plain\">\nfrom the parent\n</file>")) {
+	if got[2].Filename != "p.txt" || got[2].Text != "<file name=\"p.txt\" media_type=\"text/plain\">\nfrom the parent\n</file>" {
 		t.Fatalf("fork's shared file %#v", got[2])
 	}
 	if got[3].Type != model.ContentText || !strings.HasPrefix(got[3].Text, "[The file o.png (image/png) was left out: it could not be read") {
@@ -119,5 +121,23 @@ func TestAttachSources(t *testing.T) {
 		if c.Type != model.ContentText || !strings.Contains(c.Text, "p.txt") || !strings.Contains(c.Text, "left out") {
 			t.Fatalf("%s: %#v", name, c)
 		}
+	}
+}
+
+// TestAttachMaxImage: an image over the provider's own bound becomes a
+// note and takes nothing from the budget; a PDF of the same size goes.
+func TestAttachMaxImage(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	blobs := openBlobs(t)
+	data := bytes.Repeat([]byte{1}, 300)
+	msg := user(synccore.VisibilityVisible, put(t, ctx, blobs, "s", "i.png", "image/png", data), put(t, ctx, blobs, "s", "d.pdf", "application/pdf", data))
+	got := Files{Blobs: blobs, Budget: 400, MaxImage: 200}.Attach(ctx, "s", Compose([]synccore.Message{msg}))[0].Content
+	if got[0].Type != model.ContentText || got[0].Text != "[The file i.png (image/png, 300 bytes) was left out: it is over the 200 bytes an image may have for this model.]" {
+		t.Fatalf("image %#v", got[0])
+	}
+	if !bytes.Equal(got[1].Data, data) {
+		t.Fatalf("pdf %#v", got[1])
 	}
 }

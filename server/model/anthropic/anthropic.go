@@ -308,3 +308,11 @@ const DefaultBudget = 150_000
 
 // ContextBudget implements model.Budgeter.
 func (p *Provider) ContextBudget() int { return p.Budget }
+
+// MaxImage is the largest image the provider sends, in bytes: the
+// Messages API refuses an image over 5 MiB, counted base64-encoded, so
+// 3.75 MiB of bytes. A larger one becomes the composer's note.
+const MaxImage = 5 << 20 / 4 * 3
+
+// MaxImageBytes implements model.ImageLimiter.
+func (p *Provider) MaxImageBytes() int64 { return MaxImage }

@@ -70,11 +70,10 @@ func filesSeen(msgs []model.InputMessage) string {
 				lines = append(lines, fmt.Sprintf("- %s (%s): %d bytes", c.Filename, c.MediaType, len(c.Data)))
 			case c.Type == model.ContentFile:
 				lines = append(lines, fmt.Sprintf("- %s (%s): by URL only", c.Filename, c.MediaType))
-			case c.Type == model.ContentText && strings.HasPrefix(c.Text, "<file "):
-				head, _, _ := strings.Cut(c.Text, "\n")
-				lines = append(lines, fmt.Sprintf("- a text file, %s, %d characters", strings.TrimSuffix(strings.TrimPrefix(head, "<file "), ">"), len(c.Text)))
-			case c.Type == model.ContentText && strings.HasPrefix(c.Text, "[The file "):
+			case c.Type == model.ContentText && c.Filename != "" && strings.HasPrefix(c.Text, "[The file "):
 				lines = append(lines, "- "+c.Text)
+			case c.Type == model.ContentText && c.Filename != "":
+				lines = append(lines, fmt.Sprintf("- %s (%s): as text, %d characters", c.Filename, c.MediaType, len(c.Text)))
 			}
 		}
 		break

@@ -43,16 +43,22 @@ func TestFilesScenario(t *testing.T) {
 	msg.Content = append(msg.Content,
 		model.InputContent{Type: model.ContentFile, Filename: "a.png", MediaType: "image/png", Data: []byte("12345")},
 		model.InputContent{Type: model.ContentFile, Filename: "b.png", MediaType: "image/png", URL: "https://x/b.png"},
-		model.InputContent{Type: model.ContentText, Text: "<file name=\"c.md\" media_type=\"text/markdown\">\nhi\n</file>"},
-		model.InputContent{Type: model.ContentText, Text: "[The file d.pdf (application/pdf, 9 bytes) was left out: over.]"},
+		model.InputContent{Type: model.ContentText, Text: "<file name=\"c.md\" media_type=\"text/markdown\">\nhi\n</file>", Filename: "c.md", MediaType: "text/markdown"},
+		model.InputContent{Type: model.ContentText, Text: "[The file d.pdf (application/pdf, 9 bytes) was left out: over.]", Filename: "d.pdf", MediaType: "application/pdf"},
 	)
 	evs, _ := run(t, msg)
 	want := "I received 4 file(s):\n- a.png (image/png): 5 bytes\n- b.png (image/png): by URL only\n" +
-		"- a text file, name=\"c.md\" media_type=\"text/markdown\", 56 characters\n- [The file d.pdf (application/pdf, 9 bytes) was left out: over.]"
+		"- c.md (text/markdown): as text, 56 characters\n- [The file d.pdf (application/pdf, 9 bytes) was left out: over.]"
 	if got := textOf(evs, model.EvTextDelta); got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 	if evs, _ := run(t, userMsg("scenario:files")); !strings.Contains(textOf(evs, model.EvTextDelta), "no file") {
 		t.Fatal("no files")
+	}
+	// A file's text is not the user's: the echo leaves it out.
+	msg = userMsg("hello")
+	msg.Content = append(msg.Content, model.InputContent{Type: model.ContentText, Text: "secret file text", Filename: "f.txt", MediaType: "text/plain"})
+	if evs, _ := run(t, msg); strings.Contains(textOf(evs, model.EvTextDelta), "secret") || !strings.Contains(textOf(evs, model.EvTextDelta), "hello") {
+		t.Fatalf("echo %q", textOf(evs, model.EvTextDelta))
 	}
 }

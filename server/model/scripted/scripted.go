@@ -161,7 +161,7 @@ func lastUser(msgs []model.InputMessage) (string, []model.InputContent) {
 		}
 		var b strings.Builder
 		for _, c := range msgs[i].Content {
-			if c.Type == model.ContentText {
+			if c.Type == model.ContentText && c.Filename == "" { // not a file's text
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}
