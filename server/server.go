@@ -131,6 +131,16 @@ type Attachments struct {
 	// SignedURLTTL is a signed URL's default lifetime: zero means 5
 	// minutes; at most 24 hours.
 	SignedURLTTL time.Duration
+	// ModelFileBudget bounds the bytes of the files one model request
+	// carries (docs/models.md "Files"): the composer reads a user
+	// message's images, PDFs and text files from Blobs for the model, the
+	// newest first, and a file past the budget becomes a note saying it
+	// was left out. Zero: 10 MiB; negative: no file is read.
+	ModelFileBudget int64
+	// WriteFileMax bounds a file the model writes with the built-in
+	// write_file tool, which becomes an agent file part of the session:
+	// zero means 10 MiB; negative: no write_file tool.
+	WriteFileMax int64
 }
 
 // Principal is the principal an authorized request acts for, for handlers
@@ -202,7 +212,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: follow the signals of other nodes: %w", err)
 	}
+	var blobs blob.Store
+	var fileBudget, writeMax int64
+	if at := cfg.Attachments; at != nil {
+		blobs, fileBudget, writeMax = at.Blobs, at.ModelFileBudget, at.WriteFileMax
+	}
 	mgr, err := session.NewManager(ctx, session.Config{
+		Blobs:              blobs,
+		FileBudget:         fileBudget,
+		WriteFileMax:       writeMax,
 		Store:              cfg.Store,
 		OnTreeChanged:      hub.TreeChanged,
 		Models:             cfg.Models,

@@ -21,6 +21,8 @@ package blob
 import (
 	"context"
 	"io"
+	"net/url"
+	"strings"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -133,4 +135,30 @@ func (l *limited) Read(p []byte) (int, error) {
 		return n, ErrTooLarge(l.max)
 	}
 	return n, err
+}
+
+// FilePath is the path, relative to the server's root, of a session's
+// file: the URL its file parts carry, which the server's authorized file
+// route serves (docs/files.md).
+func FilePath(sessionID, blobID string) string {
+	return "/v1/sessions/" + url.PathEscape(sessionID) + "/files/" + blobID
+}
+
+// ParseFilePath reads a FilePath (a query, as a signed URL's, is ignored):
+// the session it names and the blob id; ok is false for any other URL.
+func ParseFilePath(u string) (sessionID, blobID string, ok bool) {
+	u, _, _ = strings.Cut(u, "?")
+	rest, ok := strings.CutPrefix(u, "/v1/sessions/")
+	if !ok {
+		return "", "", false
+	}
+	sid, id, ok := strings.Cut(rest, "/files/")
+	if !ok || !ValidID(id) {
+		return "", "", false
+	}
+	sid, err := url.PathUnescape(sid)
+	if err != nil || sid == "" || strings.Contains(sid, "/") {
+		return "", "", false
+	}
+	return sid, id, true
 }

@@ -26,3 +26,24 @@ func BudgetOf(p Provider) int {
 		p = u.Unwrap()
 	}
 }
+
+// ImageLimiter is a provider whose API bounds one image's bytes.
+type ImageLimiter interface {
+	// MaxImageBytes is the largest image, in bytes before base64, that
+	// the provider's API takes; 0: no bound of its own.
+	MaxImageBytes() int64
+}
+
+// MaxImageOf is p's image bound, looking through wrappers; 0: none.
+func MaxImageOf(p Provider) int64 {
+	for {
+		if l, ok := p.(ImageLimiter); ok {
+			return l.MaxImageBytes()
+		}
+		u, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			return 0
+		}
+		p = u.Unwrap()
+	}
+}

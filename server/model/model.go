@@ -42,10 +42,18 @@ type InputMessage struct {
 type InputContent struct {
 	Type string `json:"type"`           // one of the Content* constants
 	Text string `json:"text,omitempty"` // text, reasoning
-	// file
+	// file; Filename and MediaType also mark a text entry that stands for
+	// a file (its text, or the note that it was left out)
 	URL       string `json:"url,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	Filename  string `json:"filename,omitempty"`
+	// Data, if set, is the file's bytes, which the composer read from the
+	// blob store (or a data: URL) within its file budget: a provider sends
+	// them (an image or a PDF, base64) instead of URL, which may be a path
+	// only this server's authorized file route serves. Without Data a
+	// provider sends URL only when it is http(s) or data:, else a line
+	// naming the file.
+	Data []byte `json:"-"`
 	// tool_call and tool_result
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`

@@ -28,6 +28,8 @@ type filesOptions struct {
 	types      string
 	keyFile    string
 	expire     time.Duration
+	modelBytes int64
+	writeMax   int64
 }
 
 func (o *filesOptions) register(fs *flag.FlagSet) {
@@ -37,6 +39,8 @@ func (o *filesOptions) register(fs *flag.FlagSet) {
 	fs.Int64Var(&o.maxSize, "files-max-size", uploads.DefaultMaxSize, "largest upload in bytes")
 	fs.StringVar(&o.types, "files-types", strings.Join(uploads.DefaultMediaTypes, ","), "comma list of accepted media types (type/subtype or type/*)")
 	fs.DurationVar(&o.expire, "uploads-expire", 24*time.Hour, "drop an upload in progress whose bytes have not grown for this long (0: never)")
+	fs.Int64Var(&o.modelBytes, "files-model-budget", 10<<20, "bytes of files one model request may carry (images, PDFs, text files of the user messages, newest first; a file past it becomes a note); negative: none")
+	fs.Int64Var(&o.writeMax, "files-write-max", 10<<20, "largest file the model may write with the write_file tool, in bytes; negative: no write_file tool")
 	fs.StringVar(&o.keyFile, "files-key-file", "", "a file whose bytes sign the short-lived file URLs (the nodes of a cluster need the same one; default: a random key per process)")
 }
 
@@ -82,7 +86,10 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 	default:
 		return nil, nil, fmt.Errorf("-files: want dir, postgres or off, got %q", o.mode)
 	}
-	at := &server.Attachments{Blobs: blobs}
+	at := &server.Attachments{Blobs: blobs, ModelFileBudget: o.modelBytes, WriteFileMax: o.writeMax}
+	if o.modelBytes == 0 {
+		at.ModelFileBudget = -1 // 0 on the command line: none, not the default
+	}
 	closeAll := func() {
 		if err := blobs.Close(); err != nil {
 			log.Error("close blob store", "err", err)

@@ -60,9 +60,7 @@ func newFiles(cfg *FilesConfig) *files {
 }
 
 // FilePath is the path, relative to the API's root, of a session's file.
-func FilePath(sessionID, blobID string) string {
-	return "/v1/sessions/" + url.PathEscape(sessionID) + "/files/" + blobID
-}
+func FilePath(sessionID, blobID string) string { return blob.FilePath(sessionID, blobID) }
 
 // routeFiles adds the file routes to mux (without Files configured, they
 // are unknown routes).

@@ -34,7 +34,8 @@ type Reply struct {
 type Request struct {
 	Path   string
 	Header http.Header
-	Body   map[string]any
+	Body   map[string]any // the JSON body, decoded
+	Raw    []byte         // the body as it came, byte for byte
 }
 
 // Server answers each request with the next queued Reply; with none left
@@ -75,7 +76,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var decoded map[string]any
 	_ = json.Unmarshal(body, &decoded)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: decoded})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: decoded, Raw: body})
 	if len(s.replies) == 0 {
 		s.mu.Unlock()
 		http.Error(w, `{"error":{"message":"providertest: no reply queued"}}`, http.StatusInternalServerError)

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentsync/agentsync/server/blob"
 	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -23,6 +24,15 @@ type Config struct {
 	// model.DefaultName.
 	DefaultModel string
 	Tools        []model.Tool // nil = scripted.DemoTools()
+	// Blobs, if set, is where the sessions' files are (docs/files.md):
+	// the composer reads the user messages' files from it for the model
+	// (composer.Files, within FileBudget), and the write_file tool
+	// (server/internal/filetool, files of at most WriteFileMax bytes; 0:
+	// its default, < 0: no such tool) joins Tools unless a tool of that
+	// name is there.
+	Blobs        blob.Store
+	FileBudget   int64 // file bytes per model request; 0 = composer.DefaultFileBudget, < 0: none
+	WriteFileMax int64
 	Logger       *slog.Logger
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
 	QueueBytes   int          // per-subscriber bound on queued delta text, default 16 MiB

@@ -28,7 +28,7 @@ func (s *live) stream(ctx context.Context, p model.Provider, req model.Request, 
 // that a tool ignoring its context cannot hold the turn: past the deadline
 // the call is an error and the goroutine is left to finish (or leak, a
 // tool bug the log names). A panic is an error too; the output is bounded.
-func (s *live) runToolSafely(ctx context.Context, tool model.Tool, input any) (any, error) {
+func (s *live) runToolSafely(ctx context.Context, tool model.Tool, input any) (any, []model.File, error) {
 	name := tool.Spec().Name
 	ctx, cancel := context.WithTimeout(ctx, s.m.toolTime)
 	defer cancel()
@@ -50,15 +50,19 @@ func (s *live) runToolSafely(ctx context.Context, tool model.Tool, input any) (a
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, r.err
+			return nil, nil, r.err
 		}
-		return boundOutput(r.out, s.m.toolOut), nil
+		out, files := r.out, []model.File(nil)
+		if tf, ok := out.(model.ToolFiles); ok {
+			out, files = tf.Output, tf.Files
+		}
+		return boundOutput(out, s.m.toolOut), files, nil
 	case <-ctx.Done():
 		if ctx.Err() == context.DeadlineExceeded {
 			s.log.Warn("tool timed out", "tool", name, "timeout", s.m.toolTime)
-			return nil, fmt.Errorf("the tool did not finish within %s", s.m.toolTime)
+			return nil, nil, fmt.Errorf("the tool did not finish within %s", s.m.toolTime)
 		}
-		return nil, context.Cause(ctx)
+		return nil, nil, context.Cause(ctx)
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server/internal/cluster"
+	"github.com/agentsync/agentsync/server/internal/composer"
 	"github.com/agentsync/agentsync/server/internal/fanout"
+	"github.com/agentsync/agentsync/server/internal/filetool"
 	"github.com/agentsync/agentsync/server/internal/natsfan"
 	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
@@ -29,6 +31,7 @@ type Manager struct {
 	models        model.Registry
 	defModel      string
 	tools         *model.ToolRegistry
+	files         composer.Files // reads user files for the model
 	toolTime      time.Duration
 	toolOut       int
 	log           *slog.Logger
@@ -96,6 +99,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		maxLoaded:          cfg.MaxLoaded,
 		toolTime:           cfg.ToolTimeout,
 		toolOut:            cfg.MaxToolOutput,
+		files:              composer.Files{Blobs: cfg.Blobs, Budget: cfg.FileBudget},
 		obs:                obs.Or(cfg.Observer),
 		tracer:             cfg.Tracer,
 		storeName:          cfg.StoreName,
@@ -129,6 +133,13 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	reg, err := model.NewToolRegistry(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("session: tools: %w", err)
+	}
+	if cfg.Blobs != nil && cfg.WriteFileMax >= 0 && reg.Get(filetool.Name) == nil {
+		// With a blob store the model can write files (a tool of that
+		// name given in Tools takes its place).
+		if err := reg.Add(filetool.New(cfg.Blobs, cfg.WriteFileMax)); err != nil {
+			return nil, fmt.Errorf("session: tools: %w", err)
+		}
 	}
 	m.tools = reg
 	if m.toolTime <= 0 {

@@ -88,7 +88,8 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 	s.mu.Lock()
 	input := w.p.Input
 	s.mu.Unlock()
-	out, runErr := s.runToolSafely(t.ctx, tool, input)
+	callCtx := model.WithToolCall(t.ctx, model.ToolCall{SessionID: s.id, TurnID: t.id, ToolCallID: callID})
+	out, files, runErr := s.runToolSafely(callCtx, tool, input)
 	if t.ctx.Err() != nil {
 		return context.Cause(t.ctx)
 	}
@@ -101,6 +102,13 @@ func (s *live) runTool(ctx context.Context, t *turn, callID string) error {
 	} else {
 		w.p.State = synccore.ToolOutputAvailable
 		w.p.Output = out
+		// Files the tool made are file parts of its step, after it.
+		for _, f := range files {
+			if f.URL == "" || f.MediaType == "" {
+				continue
+			}
+			a.add(synccore.Part{Type: synccore.PartFile, StepID: w.p.StepID, URL: f.URL, MediaType: f.MediaType, Filename: f.Filename})
+		}
 	}
 	w.dirty = true
 	_, err := s.commitAgent(ctx, a, synccore.MessageStreaming)

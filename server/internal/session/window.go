@@ -57,9 +57,17 @@ func (s *live) composeWindow(ctx context.Context, t *turn, provider model.Provid
 		}
 	}
 	return window{
-		input: composer.WithSummary(sum.Text, composer.Compose(tail)),
+		input: composer.WithSummary(sum.Text, s.filesFor(provider).Attach(ctx, s.id, composer.Compose(tail))),
 		seen:  lastUserSequence(tail),
 	}, nil
+}
+
+// filesFor is how the composer reads files for provider: the server's
+// budget, with the provider's own bound on an image.
+func (s *live) filesFor(provider model.Provider) composer.Files {
+	f := s.m.files
+	f.MaxImage = model.MaxImageOf(provider)
+	return f
 }
 
 // turnView is the history as turn t reads it: without the messages that

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -207,9 +208,11 @@ func (p *Provider) messages(in []model.InputMessage) ([]sdk.TextBlockParam, []sd
 				if sig, ok := p.sigs.get(c.Text); ok {
 					blocks = append(blocks, sdk.NewThinkingBlock(sig, c.Text))
 				}
-			case c.Type == model.ContentFile && stream.IsImage(c.MediaType):
-				blocks = append(blocks, sdk.NewImageBlock(sdk.URLImageSourceParam{URL: c.URL}))
+			case c.Type == model.ContentFile && m.Role == model.RoleUser:
+				blocks = append(blocks, fileBlock(c))
 			case c.Type == model.ContentFile:
+				// An agent's file: assistant turns take no images or
+				// documents, and the model wrote its content itself.
 				blocks = append(blocks, sdk.NewTextBlock(stream.FileLine(c)))
 			case c.Type == model.ContentToolCall:
 				blocks = append(blocks, sdk.NewToolUseBlock(c.ToolCallID, inputObject(c.Input), c.ToolName))
@@ -225,6 +228,26 @@ func (p *Provider) messages(in []model.InputMessage) ([]sdk.TextBlockParam, []sd
 	}
 	flush()
 	return system, out
+}
+
+// fileBlock is a user file in the Messages API's documented input shape:
+// an image with its bytes an image block with a base64 source, a PDF a
+// document block with a base64 source; with only an http(s) URL, the URL
+// source of either; any other file, or one whose URL only this server
+// serves, a text line naming it.
+func fileBlock(c model.InputContent) sdk.ContentBlockParamUnion {
+	web := strings.HasPrefix(c.URL, "https://") || strings.HasPrefix(c.URL, "http://")
+	switch {
+	case stream.IsImage(c.MediaType) && len(c.Data) > 0:
+		return sdk.NewImageBlockBase64(c.MediaType, stream.Base64(c.Data))
+	case stream.IsImage(c.MediaType) && web:
+		return sdk.NewImageBlock(sdk.URLImageSourceParam{URL: c.URL})
+	case stream.IsPDF(c.MediaType) && len(c.Data) > 0:
+		return sdk.NewDocumentBlock(sdk.Base64PDFSourceParam{Data: stream.Base64(c.Data)})
+	case stream.IsPDF(c.MediaType) && web:
+		return sdk.NewDocumentBlock(sdk.URLPDFSourceParam{URL: c.URL})
+	}
+	return sdk.NewTextBlock(stream.FileLine(c))
 }
 
 // inputObject: tool_use input must be an object; a raw unparsable input
@@ -285,3 +308,11 @@ const DefaultBudget = 150_000
 
 // ContextBudget implements model.Budgeter.
 func (p *Provider) ContextBudget() int { return p.Budget }
+
+// MaxImage is the largest image the provider sends, in bytes: the
+// Messages API refuses an image over 5 MiB, counted base64-encoded, so
+// 3.75 MiB of bytes. A larger one becomes the composer's note.
+const MaxImage = 5 << 20 / 4 * 3
+
+// MaxImageBytes implements model.ImageLimiter.
+func (p *Provider) MaxImageBytes() int64 { return MaxImage }

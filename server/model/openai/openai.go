@@ -152,9 +152,33 @@ func apiError(ctx context.Context, err error) error {
 	return stream.Classify("openai", 0, err)
 }
 
-// openAIMessages maps the composed input to chat messages. Reasoning is
-// not sent back (the API takes none); a file is an image part when it is
-// an image, else a line naming it.
+// filePart is a user file in Chat Completions' documented input shape:
+// an image is an image_url part (a data: URL of the bytes the composer
+// read, or the file's own http(s) or data: URL), a PDF with its bytes a
+// file part {"type":"file","file":{"filename","file_data":"data:application/pdf;base64,..."}};
+// any other file, or one whose URL only this server serves, is a line
+// naming it.
+func filePart(c model.InputContent) oai.ChatCompletionContentPartUnionParam {
+	switch {
+	case stream.IsImage(c.MediaType) && len(c.Data) > 0:
+		return oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: stream.DataURL(c.MediaType, c.Data)})
+	case stream.IsImage(c.MediaType) && stream.Fetchable(c.URL):
+		return oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: c.URL})
+	case stream.IsPDF(c.MediaType) && len(c.Data) > 0:
+		name := c.Filename
+		if name == "" {
+			name = "file.pdf"
+		}
+		return oai.FileContentPart(oai.ChatCompletionContentPartFileFileParam{
+			Filename: oai.String(name),
+			FileData: oai.String(stream.DataURL("application/pdf", c.Data)),
+		})
+	}
+	return oai.TextContentPart(stream.FileLine(c))
+}
+
+// messages maps the composed input to chat messages. Reasoning is not
+// sent back (the API takes none); files are filePart's.
 func messages(in []model.InputMessage) []oai.ChatCompletionMessageParamUnion {
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(in))
 	for _, m := range in {
@@ -164,12 +188,10 @@ func messages(in []model.InputMessage) []oai.ChatCompletionMessageParamUnion {
 		case model.RoleUser:
 			var parts []oai.ChatCompletionContentPartUnionParam
 			for _, c := range m.Content {
-				switch {
-				case c.Type == model.ContentFile && stream.IsImage(c.MediaType):
-					parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: c.URL}))
-				case c.Type == model.ContentFile:
-					parts = append(parts, oai.TextContentPart(stream.FileLine(c)))
-				case c.Type == model.ContentText:
+				switch c.Type {
+				case model.ContentFile:
+					parts = append(parts, filePart(c))
+				case model.ContentText:
 					parts = append(parts, oai.TextContentPart(c.Text))
 				}
 			}

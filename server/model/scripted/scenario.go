@@ -64,6 +64,8 @@ var Scenarios = []struct{ Name, Help string }{
 	{"long", "a very long answer: chars=N (default 100000) delta=M (default 16)"},
 	{"data", "text with a structured data part (a small chart)"},
 	{"file", "text with a file part (a data: URL)"},
+	{"write", "writes a file with the write_file tool, which becomes a file part of the answer: name=NAME (default notes.md; a .png name writes a small image)"},
+	{"files", "lists the files of your message as the model received them: images and PDFs with their bytes, text files as text, notes for files left out"},
 }
 
 // lorem is deterministic filler text of exactly n runes derived from seed.

@@ -89,6 +89,10 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 		return play(ctx, emit, textBlock("t", "Here is a file I made.", 6),
 			events(model.Event{Type: model.EvFile, URL: "data:text/plain;base64,aGVsbG8gZnJvbSB0aGUgc2NyaXB0ZWQgbW9kZWwK",
 				MediaType: "text/plain", Filename: "hello.txt"}), finish(model.FinishStop))
+	case "write":
+		return writeScenario(ctx, emit, req, sc, results)
+	case "files":
+		return play(ctx, emit, textBlock("t", filesSeen(req.Messages), 12), finish(model.FinishStop))
 	case "tools":
 		return toolsScenario(ctx, emit, req, sc, results)
 	case "approval":
@@ -157,7 +161,7 @@ func lastUser(msgs []model.InputMessage) (string, []model.InputContent) {
 		}
 		var b strings.Builder
 		for _, c := range msgs[i].Content {
-			if c.Type == model.ContentText {
+			if c.Type == model.ContentText && c.Filename == "" { // not a file's text
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}

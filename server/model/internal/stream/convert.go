@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -42,11 +43,37 @@ func JSONText(v any) string {
 // IsImage reports whether mediaType is an image type.
 func IsImage(mediaType string) bool { return strings.HasPrefix(mediaType, "image/") }
 
-// FileLine names a file the provider cannot take as content.
+// IsPDF reports whether mediaType is PDF's.
+func IsPDF(mediaType string) bool {
+	mt, _, _ := strings.Cut(mediaType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/pdf")
+}
+
+// Fetchable reports whether a provider can read u itself: an http(s) or
+// data: URL, not a path only this server's authorized route serves.
+func Fetchable(u string) bool {
+	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "data:")
+}
+
+// DataURL is data as a base64 data: URL of mediaType.
+func DataURL(mediaType string, data []byte) string {
+	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// Base64 is data, base64-encoded (standard alphabet, padded).
+func Base64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
+
+// FileLine names a file the provider cannot take as content, with its
+// URL only when that is http(s).
 func FileLine(c model.InputContent) string {
 	name := c.Filename
 	if name == "" {
 		name = "file"
+	}
+	if !strings.HasPrefix(c.URL, "https://") && !strings.HasPrefix(c.URL, "http://") {
+		// Not the bytes of a data: URL again as text, nor a path only
+		// this server's authorized route serves.
+		return "[" + name + " (" + c.MediaType + ")]"
 	}
 	return "[" + name + " (" + c.MediaType + "): " + c.URL + "]"
 }
