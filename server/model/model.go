@@ -35,6 +35,11 @@ const (
 type InputMessage struct {
 	Role    string         `json:"role"`    // one of the Role* constants
 	Content []InputContent `json:"content"` // in order
+	// Internal marks a user entry the server or an app added that the user
+	// did not write (an internal message: a retry's recovery prompt). A
+	// provider sends it as any other; a deterministic model may skip it to
+	// find what the user asked.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // InputContent is one piece of an InputMessage; fields a type does not use
