@@ -82,16 +82,40 @@ function measure() {
     const after = getComputedStyle(n, '::after');
     return after.content !== 'none' && after.content !== 'normal' && after.display !== 'none' && parseFloat(after.width) > 0;
   }).length;
-  // Measured without the caret (its 8 px could wrap a line of either).
+  // Where each visual line starts (text offsets), in the streamed text and
+  // in the same text laid out as one block: a chunk that ended a line early
+  // moves every line start after it. Measured without the caret (its 8 px
+  // could wrap a line of either).
+  const lineStarts = (root) => {
+    const starts = [];
+    const range = document.createRange();
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let offset = 0;
+    let top = -Infinity;
+    while (walk.nextNode()) {
+      const node = walk.currentNode;
+      for (let i = 0; i < node.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const r = range.getClientRects()[0];
+        if (r && node.data[i] !== ' ' && r.top > top + 1) {
+          starts.push(offset + i);
+          top = r.top;
+        }
+      }
+      offset += node.length;
+    }
+    return starts;
+  };
   part.classList.remove('streaming');
   const ref = document.createElement('div');
   ref.className = plain.className;
   ref.textContent = plain.textContent;
   plain.after(ref);
-  const heights = [plain.getBoundingClientRect().height, ref.getBoundingClientRect().height];
+  const lines = [lineStarts(plain), lineStarts(ref)];
   ref.remove();
   part.classList.add('streaming');
-  return { chunks, carets, heights, length: plain.textContent.length };
+  return { chunks, carets, lines, length: plain.textContent.length };
 }
 
 test('a long streamed answer reads as one text: no false line breaks, one caret', { timeout: 120000 }, async () => {
@@ -103,7 +127,8 @@ test('a long streamed answer reads as one text: no false line breaks, one caret'
     assert.ok(m, 'still streaming when measured');
     assert.ok(m.chunks >= 3, `the text streamed into chunks (${m.chunks}) at ${m.length} chars`);
     assert.equal(m.carets, 1, 'one caret');
-    assert.ok(Math.abs(m.heights[0] - m.heights[1]) < 1, `as tall as the same text in one block: ${m.heights}`);
+    assert.ok(m.lines[1].length > 50, `measured ${m.lines[1].length} lines`);
+    assert.deepEqual(m.lines[0], m.lines[1], 'every line starts where it does in the same text as one block');
     await shot(page, 'streaming');
     await page.waitForFunction(settled, null, { timeout: 60000 });
     const carets = await page.evaluate(() => [...document.querySelectorAll('[data-testid="message"] *')].filter((n) => {
