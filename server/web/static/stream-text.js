@@ -51,7 +51,7 @@ export class StreamText {
    * back into one block (a single layout) so no line ends early, unless
    * the text is longer than JOIN_LIMIT: then it keeps its chunks.
    */
-  set(text, streaming = false, same = false) {
+  set(text, streaming = false, same = false, balance = streaming) {
     const value = text ?? '';
     this.chunking = streaming || value.length > JOIN_LIMIT;
     this.streaming = streaming;
@@ -60,16 +60,20 @@ export class StreamText {
       return;
     }
     if (this.chunking && value.length > this.shown.length && value.startsWith(this.shown)) {
-      this.#append(value.slice(this.shown.length));
+      this.#append(value.slice(this.shown.length), balance);
     } else {
       this.#reset(value); // done, or not an extension (a different committed text): start over
     }
     this.shown = value;
   }
 
-  /** append adds suffix to a streaming text (a change event's `appended`). */
-  append(suffix) {
-    this.#append(suffix);
+  /**
+   * append adds suffix to a streaming text (a change event's `appended`).
+   * balance: false for text that is not a stream's delta (a long text fed
+   * a slice at a time: its chunks keep their cuts, no layout is forced).
+   */
+  append(suffix, balance = true) {
+    this.#append(suffix, balance);
     this.shown += suffix;
   }
 
@@ -95,7 +99,7 @@ export class StreamText {
     if (this.near.length > NEAR) this.near.shift().classList.remove('near');
   }
 
-  #append(suffix) {
+  #append(suffix, balance = false) {
     let rest = suffix;
     let batch = null; // the new chunks of a long suffix, inserted at once
     const sealed = []; // [chunk's text node, next chunk's text node] cut at a space
@@ -122,7 +126,7 @@ export class StreamText {
     // few chunks a stream's delta (or a first view of one) seals on the
     // page. A text shown from scratch, or a long one fed a slice at a
     // time, keeps its cuts (a done text up to JOIN_LIMIT is joined anyway).
-    if (sealed.length > 0 && sealed.length <= BALANCE_MAX && this.into === this.el && this.el.isConnected) {
+    if (balance && sealed.length > 0 && sealed.length <= BALANCE_MAX && this.into === this.el && this.el.isConnected) {
       for (const [chunk, next] of sealed) this.#balance(chunk, next);
     }
   }
