@@ -29,14 +29,14 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 	if req.Purpose == model.PurposeSummary {
 		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(model.FinishStop))
 	}
-	userText, results, retries := lastUser(req.Messages)
-	// Another version of a turn's answer plays the same scenario with a
+	// Another version of a turn's answer (a regeneration, or a retry after
+	// its recovery prompt: req.Attempt > 0) plays the same scenario with a
 	// visible difference: another seed for its text, and a "Take n" line
-	// first. A regeneration says which version it is (req.Attempt); a
-	// retry reads as the recovery prompts (internal user entries) after
-	// what the user asked, one per retry: the scenario is replayed, the
-	// prompt is not answered as if the user had said it.
-	attempt := req.Attempt + retries
+	// first. It reads what the user asked past the internal entries (a
+	// recovery prompt is not answered as if the user had said it); a first
+	// answer reads an internal entry as any other (an app's message).
+	attempt := req.Attempt
+	userText, results := lastUser(req.Messages, attempt > 0)
 	sc, ok := parseScenario(userText)
 	if !ok {
 		return play(ctx, emit, textBlock("t", take(attempt)+echo(userText, attemptSeed(userText, attempt)), 6), finish(model.FinishStop))
@@ -163,18 +163,21 @@ func questionScenario(ctx context.Context, emit func(model.Event) error, req mod
 		finish(model.FinishStop))
 }
 
-// lastUser returns the text of the last user entry the user wrote (not an
-// internal one), the tool results that follow it (the steps of the
-// current scenario so far), and how many internal user entries follow it
-// (a retry's recovery prompt each).
-func lastUser(msgs []model.InputMessage) (string, []model.InputContent, int) {
-	internal := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != model.RoleUser {
-			continue
+// lastUser returns the text of the last user entry, past internal ones
+// when skipInternal (what the user asked, not a recovery prompt), and the
+// tool results that follow it (the steps of the current scenario so far).
+func lastUser(msgs []model.InputMessage, skipInternal bool) (string, []model.InputContent) {
+	for _, skip := range []bool{skipInternal, false} {
+		if text, results, ok := findUser(msgs, skip); ok {
+			return text, results
 		}
-		if msgs[i].Internal {
-			internal++
+	}
+	return "", nil
+}
+
+func findUser(msgs []model.InputMessage, skipInternal bool) (string, []model.InputContent, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != model.RoleUser || skipInternal && msgs[i].Internal {
 			continue
 		}
 		var b strings.Builder
@@ -194,9 +197,9 @@ func lastUser(msgs []model.InputMessage) (string, []model.InputContent, int) {
 				}
 			}
 		}
-		return b.String(), results, internal
+		return b.String(), results, true
 	}
-	return "", nil, internal
+	return "", nil, false
 }
 
 func outputField(out any, key string) any {

@@ -260,12 +260,13 @@ func playReq(t *testing.T, req model.Request) (string, []model.Event, error) {
 }
 
 // TestRetryReplaysTheScenario: a retry's recovery prompt is not what the
-// user said: the scripted model replays the request's scenario as the
-// next take, the same text a regeneration of it plays.
+// user said: a retry's run (Attempt 1 after one failed answer) replays the
+// request's scenario as the next take, the same text a regeneration plays;
+// a first answer reads an internal entry as any other.
 func TestRetryReplaysTheScenario(t *testing.T) {
 	t.Parallel()
 	for _, request := range []string{"scenario:text chars=80", "hello there", "scenario:markdown"} {
-		got, _, err := playReq(t, model.Request{Messages: recovery(request, "lorem ipsum")})
+		got, _, err := playReq(t, model.Request{Messages: recovery(request, "lorem ipsum"), Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,8 +277,14 @@ func TestRetryReplaysTheScenario(t *testing.T) {
 	}
 	// Two retries: the third take.
 	msgs := append(recovery("scenario:text chars=40", "a"), recovery("", "b")[1:]...)
-	if got, _, _ := playReq(t, model.Request{Messages: msgs}); !strings.HasPrefix(got, "(Take 3) ") {
+	if got, _, _ := playReq(t, model.Request{Messages: msgs, Attempt: 2}); !strings.HasPrefix(got, "(Take 3) ") {
 		t.Fatalf("second retry: %q", got)
+	}
+	// An app's internal message, read by a first answer: answered.
+	internal := userMsg("scenario:text chars=42")
+	internal.Internal = true
+	if got, _, _ := playReq(t, model.Request{Messages: []model.InputMessage{userMsg("hi"), internal}}); utf8.RuneCountInString(got) != 42 {
+		t.Fatalf("an internal message: %q", got)
 	}
 }
 
@@ -289,11 +296,11 @@ func TestErrorScenarioFailsItsFirstTakes(t *testing.T) {
 	if _, _, err := playReq(t, model.Request{Messages: []model.InputMessage{userMsg("scenario:error chars=60")}}); !errors.Is(err, ErrScripted) {
 		t.Fatalf("first take: %v", err)
 	}
-	got, evs, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60", "lorem")})
+	got, evs, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60", "lorem"), Attempt: 1})
 	if err != nil || utf8.RuneCountInString(got) != len("(Take 2) ")+60 || evs[len(evs)-1].FinishReason != model.FinishStop {
 		t.Fatalf("retried: %q, %v", got, err)
 	}
-	if _, _, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60 fails=2", "lorem")}); !errors.Is(err, ErrScripted) {
+	if _, _, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60 fails=2", "lorem"), Attempt: 1}); !errors.Is(err, ErrScripted) {
 		t.Fatalf("fails=2, second take: %v", err)
 	}
 }
