@@ -35,6 +35,11 @@ const (
 type InputMessage struct {
 	Role    string         `json:"role"`    // one of the Role* constants
 	Content []InputContent `json:"content"` // in order
+	// Internal marks a user entry the server or an app added that the user
+	// did not write (an internal message: a retry's recovery prompt). A
+	// provider sends it as any other; the scripted model skips it to find
+	// what the user asked when it plays another version of an answer.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // InputContent is one piece of an InputMessage; fields a type does not use
@@ -94,8 +99,9 @@ type Request struct {
 	Tools   []ToolSpec // the tools the model may call this step
 	// Attempt is 0 for a turn's first answer and n for its n-th other
 	// version (a regeneration: a fork that runs the turn again,
-	// docs/protocol.md §3.2). A deterministic model varies its answer by
-	// it; a real one may ignore it.
+	// docs/protocol.md §3.2; or a retry, after the recovery prompt). A
+	// deterministic model varies its answer by it; a real one may ignore
+	// it.
 	Attempt int
 }
 

@@ -55,7 +55,7 @@ func composeUser(m *synccore.Message) (model.InputMessage, bool) {
 	if len(content) == 0 {
 		return model.InputMessage{}, false
 	}
-	return model.InputMessage{Role: model.RoleUser, Content: content}, true
+	return model.InputMessage{Role: model.RoleUser, Content: content, Internal: m.Visibility == synccore.VisibilityInternal}, true
 }
 
 // TagContext is how a context part enters the model's context:

@@ -58,7 +58,7 @@ func TestCompose(t *testing.T) {
 			name: "internal messages reach the model",
 			history: []synccore.Message{user(synccore.VisibilityInternal,
 				synccore.Part{Type: synccore.PartText, Text: "recover: continue"})},
-			want: []model.InputMessage{{Role: model.RoleUser, Content: []model.InputContent{text("recover: continue")}}},
+			want: []model.InputMessage{{Role: model.RoleUser, Content: []model.InputContent{text("recover: continue")}, Internal: true}},
 		},
 		{
 			name: "files pass through",

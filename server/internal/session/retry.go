@@ -74,7 +74,16 @@ func (s *live) retry(ctx context.Context) (synccore.Message, error) {
 	if err != nil {
 		return synccore.Message{}, err
 	}
-	t := s.startTurn(ctx, failed.TurnID, msg.Sequence)
+	// The run writes another version of the turn's answer: the n-th
+	// after the n agent messages the turn holds (model.Request.Attempt;
+	// the scripted model replays the scenario as its next take).
+	attempt := 0
+	for _, m := range page.Items {
+		if m.Role == synccore.RoleAgent && m.TurnID == failed.TurnID && !onlyActions(m) {
+			attempt++
+		}
+	}
+	t := s.startTurnAttempt(ctx, failed.TurnID, msg.Sequence, attempt)
 	t.agent = newAgentMsg(agent, t.own)
 	t.agent.parts = []*workPart{{p: agent.Parts[0]}} // committed as it is
 	return *msg, nil

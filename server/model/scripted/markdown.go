@@ -20,5 +20,9 @@ const markdownSample = "## Markdown, streamed\n\n" +
 	"|---|---|\n" +
 	"| lists | done |\n" +
 	"| code | done |\n\n" +
-	"> Raw HTML is sanitized: <script>window.__pwned = 1</script>" +
-	"<img src=\"x\" onerror=\"window.__pwned = 2\"> and [a script link](javascript:window.__pwned=3) stay inert.\n"
+	// The payloads follow their own description in code: the reader sees
+	// what was removed, and the sanitizer leaves no gap in the sentence.
+	"> Raw HTML is sanitized: a `<script>` tag, an `<img onerror>` handler and a `javascript:` link " +
+	"never run. Sent raw here, after the colon: <script>window.__pwned = 1</script>" +
+	"<img src=\"x\" onerror=\"window.__pwned = 2\">the script and the image are removed, and " +
+	"[a script link](javascript:window.__pwned=3) stays plain text.\n"

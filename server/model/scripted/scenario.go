@@ -60,16 +60,19 @@ var Scenarios = []struct{ Name, Help string }{
 	{"tools", "a multi-step tool loop: get_weather, then calculator, then an answer: city=NAME"},
 	{"approval", "a send_email call that needs approval; approve or deny it: to=ADDRESS"},
 	{"question", "asks you a question through an interaction, then uses your answer"},
-	{"error", "fails in the middle of the stream: chars=N"},
+	{"error", "fails in the middle of the stream, and answers when retried: chars=N fails=K (takes that fail, default 1)"},
 	{"long", "a very long answer: chars=N (default 100000) delta=M (default 16)"},
 	{"data", "text with a structured data part (a small chart)"},
 	{"file", "text with a file part (a data: URL)"},
 	{"write", "writes a file with the write_file tool, which becomes a file part of the answer: name=NAME (default notes.md; a .png name writes a small image)"},
 	{"files", "lists the files of your message as the model received them: images and PDFs with their bytes, text files as text, notes for files left out"},
+	{"usage", "text and the token usage a real provider reports after a step (a usage data part): chars=N"},
 }
 
 // lorem is deterministic filler text of exactly n runes derived from seed.
 // It mixes in a few multi-byte runes so byte offsets differ from rune counts.
+// It ends on a whole word: when the next word does not fit, short words
+// fill the runes left exactly (an answer that stops mid-word reads as cut).
 func lorem(seed string, n int) string {
 	words := []string{"lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit",
 		"sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna",
@@ -87,13 +90,41 @@ func lorem(seed string, n int) string {
 		if count > 0 {
 			w = " " + w
 		}
-		for _, r := range w {
-			if count == n {
-				break
-			}
-			b.WriteRune(r)
-			count++
+		size := utf8.RuneCountInString(w)
+		if left := n - count - size; left < 0 || left == 1 {
+			// No word fits in the one rune a space leaves: fill the end now.
+			b.WriteString(loremEnd(n-count, count == 0))
+			break
 		}
+		b.WriteString(w)
+		count += size
+	}
+	return b.String()
+}
+
+// loremEnd is exactly left runes of whole words, each after a space unless
+// first (then the first has none).
+func loremEnd(left int, first bool) string {
+	// fills[k] is a word of k runes (with its space: k-1 letters).
+	fills := []string{2: " —", 3: " do", 4: " sit", 5: " amet", 6: " lorem", 7: " tempor", 8: " eiusmod"}
+	var b strings.Builder
+	if first {
+		// The first word has no space: k runes is fills[k+1] without it,
+		// leaving 0 or at least 2 runes for the words after it.
+		k := min(left, 7)
+		if left-k == 1 {
+			k--
+		}
+		b.WriteString(fills[k+1][1:])
+		left -= k
+	}
+	for left > 0 {
+		k := min(left, 8)
+		if left-k == 1 {
+			k--
+		}
+		b.WriteString(fills[k])
+		left -= k
 	}
 	return b.String()
 }

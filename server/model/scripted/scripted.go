@@ -29,22 +29,26 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 	if req.Purpose == model.PurposeSummary {
 		return play(ctx, emit, textBlock("t", scriptedSummary(req.Messages), 64), finish(model.FinishStop))
 	}
-	userText, results := lastUser(req.Messages)
+	// Another version of a turn's answer (a regeneration, or a retry after
+	// its recovery prompt: req.Attempt > 0) plays the same scenario with a
+	// visible difference: another seed for its text, and a "Take n" line
+	// first. It reads what the user asked past the internal entries (a
+	// recovery prompt is not answered as if the user had said it); a first
+	// answer reads an internal entry as any other (an app's message).
+	attempt := req.Attempt
+	userText, results := lastUser(req.Messages, attempt > 0)
 	sc, ok := parseScenario(userText)
 	if !ok {
-		return play(ctx, emit, textBlock("t", take(req.Attempt)+echo(userText, attemptSeed(userText, req.Attempt)), 6), finish(model.FinishStop))
+		return play(ctx, emit, textBlock("t", take(attempt)+echo(userText, attemptSeed(userText, attempt)), 6), finish(model.FinishStop))
 	}
-	// Another version of a turn's answer (a regeneration) plays the same
-	// scenario with a visible difference: another seed for its text, and
-	// a "Take n" line first.
-	if req.Attempt > 0 {
-		userText = attemptSeed(userText, req.Attempt)
+	if attempt > 0 {
+		userText = attemptSeed(userText, attempt)
 		inner := emit
 		first := true
 		emit = func(ev model.Event) error {
 			if first && ev.Type == model.EvTextDelta {
 				first = false
-				ev.Delta = take(req.Attempt) + ev.Delta
+				ev.Delta = take(attempt) + ev.Delta
 			}
 			return inner(ev)
 		}
@@ -67,6 +71,10 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 	case "error":
 		n := sc.Int("chars", 200, 2, 1_000_000)
 		text := lorem(userText, n)
+		if attempt >= sc.Int("fails", 1, 0, 1_000_000) {
+			// A transient failure: the takes after the failing ones answer.
+			return play(ctx, emit, textBlock("t", text, 6), finish(model.FinishStop))
+		}
 		half := text[:len(text)/2]
 		for !utf8.ValidString(half) {
 			half = half[:len(half)-1]
@@ -84,6 +92,13 @@ func (Scripted) Stream(ctx context.Context, req model.Request, emit func(model.E
 		return play(ctx, emit, textBlock("t", "Here is a small chart of demo data.", 6),
 			events(model.Event{Type: model.EvData, DataType: "chart", DataID: "chart-1", Data: map[string]any{
 				"kind": "bar", "labels": []any{"a", "b", "c"}, "values": []any{int64(3), int64(5), int64(2)},
+			}}), finish(model.FinishStop))
+	case "usage":
+		// What a real provider's step ends with (model.DataUsage).
+		text := lorem(userText, sc.Int("chars", 120, 1, 1_000_000))
+		return play(ctx, emit, textBlock("t", text, 6),
+			events(model.Event{Type: model.EvData, DataType: model.DataUsage, Data: map[string]any{
+				"model": "scripted", "input_tokens": int64(len(userText)/4 + 12), "output_tokens": int64(len(text)/4 + 1),
 			}}), finish(model.FinishStop))
 	case "file":
 		return play(ctx, emit, textBlock("t", "Here is a file I made.", 6),
@@ -152,11 +167,21 @@ func questionScenario(ctx context.Context, emit func(model.Event) error, req mod
 		finish(model.FinishStop))
 }
 
-// lastUser returns the text of the last user entry and the tool results
-// that follow it (the steps of the current scenario so far).
-func lastUser(msgs []model.InputMessage) (string, []model.InputContent) {
+// lastUser returns the text of the last user entry, past internal ones
+// when skipInternal (what the user asked, not a recovery prompt), and the
+// tool results that follow it (the steps of the current scenario so far).
+func lastUser(msgs []model.InputMessage, skipInternal bool) (string, []model.InputContent) {
+	for _, skip := range []bool{skipInternal, false} {
+		if text, results, ok := findUser(msgs, skip); ok {
+			return text, results
+		}
+	}
+	return "", nil
+}
+
+func findUser(msgs []model.InputMessage, skipInternal bool) (string, []model.InputContent, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != model.RoleUser {
+		if msgs[i].Role != model.RoleUser || skipInternal && msgs[i].Internal {
 			continue
 		}
 		var b strings.Builder
@@ -176,9 +201,9 @@ func lastUser(msgs []model.InputMessage) (string, []model.InputContent) {
 				}
 			}
 		}
-		return b.String(), results
+		return b.String(), results, true
 	}
-	return "", nil
+	return "", nil, false
 }
 
 func outputField(out any, key string) any {

@@ -3,6 +3,7 @@ package scripted
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -208,5 +209,127 @@ func TestAttemptVaries(t *testing.T) {
 	}
 	if got := play("hi", 1); !strings.Contains(got, "You said: “hi”.") {
 		t.Fatalf("a regenerated echo quotes the message as it is: %q", got)
+	}
+}
+
+// TestLoremEndsOnAWord: whatever the length asked, the text is exactly
+// that many runes of whole words (an answer that stops mid-word reads as
+// cut off).
+func TestLoremEndsOnAWord(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{"—": true, "do": true, "sit": true, "amet": true, "lorem": true, "tempor": true, "eiusmod": true}
+	for _, w := range strings.Fields("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua café naïve déjà vu façade — über smörgåsbord") {
+		known[w] = true
+	}
+	for _, seed := range []string{"a", "seed", "scenario:text", "x\x00take1"} {
+		for n := 1; n <= 400; n++ {
+			s := lorem(seed, n)
+			if utf8.RuneCountInString(s) != n || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") {
+				t.Fatalf("lorem(%q, %d) = %q: %d runes", seed, n, s, utf8.RuneCountInString(s))
+			}
+			for _, w := range strings.Fields(s) {
+				if !known[w] {
+					t.Fatalf("lorem(%q, %d) ends in a cut word %q: %q", seed, n, w, s)
+				}
+			}
+		}
+	}
+}
+
+// recovery is the input of a retried turn: the user's request, what the
+// failed answer said, then the internal recovery prompt (the composer
+// marks it Internal).
+func recovery(request, said string) []model.InputMessage {
+	return []model.InputMessage{
+		userMsg(request),
+		{Role: model.RoleAssistant, Content: []model.InputContent{{Type: model.ContentText, Text: said}}},
+		{Role: model.RoleUser, Internal: true, Content: []model.InputContent{{Type: model.ContentText,
+			Text: "The previous answer was interrupted (model_error: boom) after: \"" + said + "\". Continue from where it stopped."}}},
+	}
+}
+
+func playReq(t *testing.T, req model.Request) (string, []model.Event, error) {
+	t.Helper()
+	var evs []model.Event
+	req.Step = 1
+	err := Scripted{}.Stream(context.Background(), req, func(ev model.Event) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	return textOf(evs, model.EvTextDelta), evs, err
+}
+
+// TestRetryReplaysTheScenario: a retry's recovery prompt is not what the
+// user said: a retry's run (Attempt 1 after one failed answer) replays the
+// request's scenario as the next take, the same text a regeneration plays;
+// a first answer reads an internal entry as any other.
+func TestRetryReplaysTheScenario(t *testing.T) {
+	t.Parallel()
+	for _, request := range []string{"scenario:text chars=80", "hello there", "scenario:markdown"} {
+		got, _, err := playReq(t, model.Request{Messages: recovery(request, "lorem ipsum"), Attempt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		regen, _, _ := playReq(t, model.Request{Messages: []model.InputMessage{userMsg(request)}, Attempt: 1})
+		if !strings.HasPrefix(got, "(Take 2) ") || strings.Contains(got, "interrupted") || got != regen {
+			t.Fatalf("%q retried: %.80q; regenerated: %.80q", request, got, regen)
+		}
+	}
+	// Two retries: the third take.
+	msgs := append(recovery("scenario:text chars=40", "a"), recovery("", "b")[1:]...)
+	if got, _, _ := playReq(t, model.Request{Messages: msgs, Attempt: 2}); !strings.HasPrefix(got, "(Take 3) ") {
+		t.Fatalf("second retry: %q", got)
+	}
+	// An app's internal message, read by a first answer: answered.
+	internal := userMsg("scenario:text chars=42")
+	internal.Internal = true
+	if got, _, _ := playReq(t, model.Request{Messages: []model.InputMessage{userMsg("hi"), internal}}); utf8.RuneCountInString(got) != 42 {
+		t.Fatalf("an internal message: %q", got)
+	}
+}
+
+// TestErrorScenarioFailsItsFirstTakes: scenario:error is a transient
+// failure: it fails mid-stream on its first take (fails=K: its first K),
+// and a retry of it answers in full.
+func TestErrorScenarioFailsItsFirstTakes(t *testing.T) {
+	t.Parallel()
+	if _, _, err := playReq(t, model.Request{Messages: []model.InputMessage{userMsg("scenario:error chars=60")}}); !errors.Is(err, ErrScripted) {
+		t.Fatalf("first take: %v", err)
+	}
+	got, evs, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60", "lorem"), Attempt: 1})
+	if err != nil || utf8.RuneCountInString(got) != len("(Take 2) ")+60 || evs[len(evs)-1].FinishReason != model.FinishStop {
+		t.Fatalf("retried: %q, %v", got, err)
+	}
+	if _, _, err := playReq(t, model.Request{Messages: recovery("scenario:error chars=60 fails=2", "lorem"), Attempt: 1}); !errors.Is(err, ErrScripted) {
+		t.Fatalf("fails=2, second take: %v", err)
+	}
+}
+
+// TestUsageScenario: a text, then the usage data part a real provider's
+// step ends with.
+func TestUsageScenario(t *testing.T) {
+	t.Parallel()
+	text, evs, err := playReq(t, model.Request{Messages: []model.InputMessage{userMsg("scenario:usage chars=50")}})
+	if err != nil || utf8.RuneCountInString(text) != 50 {
+		t.Fatalf("text %q, %v", text, err)
+	}
+	var usage map[string]any
+	for _, ev := range evs {
+		if ev.Type == model.EvData && ev.DataType == model.DataUsage {
+			usage, _ = ev.Data.(map[string]any)
+		}
+	}
+	if usage["model"] != "scripted" || usage["input_tokens"].(int64) <= 0 || usage["output_tokens"].(int64) <= 0 {
+		t.Fatalf("usage %v", usage)
+	}
+}
+
+// TestMarkdownSampleShowsWhatIsSanitized: the raw HTML follows its own
+// description, so removing it leaves no empty gap in a sentence.
+func TestMarkdownSampleShowsWhatIsSanitized(t *testing.T) {
+	t.Parallel()
+	stripped := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(markdownSample, "")
+	if strings.Contains(stripped, "  ") || !strings.Contains(markdownSample, "`<script>`") || !strings.Contains(markdownSample, "<script>window.__pwned") {
+		t.Fatalf("sample without its HTML: %q", stripped)
 	}
 }

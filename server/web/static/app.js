@@ -11,6 +11,7 @@ import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
 import { sliceStats } from './markdown.js';
+import { Attachments } from './attachments.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -63,6 +64,10 @@ const ui = {
   jump: $('jump-latest'),
   debug: $('debug'),
   confirm: $('confirm'),
+  attach: $('attach'),
+  fileInput: $('file-input'),
+  tray: $('attachments'),
+  dropZone: $('drop-zone'),
 };
 
 const params = new URLSearchParams(location.search);
@@ -120,6 +125,13 @@ const messages = new MessageList(ui.list, {
     follow = true;
     goToBranch(fork.session_id);
   },
+  // A signed URL for an <img> or a download link (docs/files.md).
+  signFile: async (url) => {
+    const res = await fetch(`${base}${url}/sign?ttl=3600`, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+    const out = await res.json();
+    return { url: `${base}${out.url}`, expires_at: out.expires_at };
+  },
   // The arrows: the alternative at index of the message's position.
   switchBranch: async (sequence, index) => {
     const list = await requireSession().branches(sequence);
@@ -155,6 +167,8 @@ function refreshAlternatives(view) {
   );
 }
 
+const attachments = new Attachments({ tray: ui.tray, base, token, toast, sessionId: () => current?.id ?? null });
+
 const sessions = new Sessions({ base, token, list: $('session-list'), toast, onRename: renameSession, onDelete: deleteSession });
 
 function supportsAction(type) {
@@ -176,6 +190,7 @@ async function open(id) {
   ui.banner.hidden = true;
   sessions.setActive(id);
   messages.clear();
+  attachments.clear();
   ui.older.hidden = true;
   showTitle(id);
   setText(ui.sub, '');
@@ -503,17 +518,30 @@ ui.olderBtn.addEventListener('click', loadOlder);
 function setComposerEnabled(on) {
   ui.input.disabled = !on;
   ui.send.disabled = !on;
+  ui.attach.disabled = !on;
   for (const chip of ui.chips.children) chip.disabled = !on;
 }
 
 async function send(text) {
   const value = text.trim();
-  if (!value || !current) return;
+  if ((!value && !attachments.count) || !current) return;
   follow = true;
+  const session = current.session;
+  const withFiles = attachments.count > 0;
   try {
+    // Attached files go with the message: every upload finishes first,
+    // then one message holds the text and a file part per file.
+    let parts = value;
+    if (withFiles) {
+      ui.send.disabled = true;
+      const files = await attachments.fileParts().finally(() => { ui.send.disabled = ui.input.disabled; });
+      if (current?.session !== session) return;
+      parts = [...(value ? [{ type: 'text', text: value }] : []), ...files];
+    }
     // While a turn runs the message is sent as the composer's delivery
     // says: steer it, queue it as the next turn, or interrupt it.
-    await current.session.send(value, ui.delivery.hidden ? {} : { delivery: ui.delivery.value });
+    await session.send(parts, ui.delivery.hidden ? {} : { delivery: ui.delivery.value });
+    if (withFiles) attachments.sent();
     sessions.refresh(); // the session moves up the list
   } catch (err) {
     toast(`Could not send: ${err?.message ?? err}`, 'bad');
@@ -541,6 +569,45 @@ document.addEventListener('keydown', (e) => {
   if (ui.settings.open) return; // Escape closes the menu first
   e.preventDefault();
   stop();
+});
+
+// Files: the paperclip, a drop anywhere on the page, or a paste.
+ui.attach.append(icon('clip'));
+ui.attach.addEventListener('click', () => ui.fileInput.click());
+ui.fileInput.addEventListener('change', () => {
+  attachments.add([...ui.fileInput.files]);
+  ui.fileInput.value = '';
+  ui.input.focus();
+});
+ui.input.addEventListener('paste', (e) => {
+  const files = [...(e.clipboardData?.files ?? [])];
+  if (files.length === 0 || !current) return;
+  e.preventDefault();
+  attachments.add(files);
+});
+const dragsFiles = (e) => !!current && !ui.input.disabled && [...(e.dataTransfer?.types ?? [])].includes('Files');
+let dragDepth = 0;
+document.addEventListener('dragenter', (e) => {
+  if (!dragsFiles(e)) return;
+  dragDepth++;
+  ui.dropZone.hidden = false;
+});
+document.addEventListener('dragleave', (e) => {
+  if (!dragsFiles(e)) return;
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (dragDepth === 0) ui.dropZone.hidden = true;
+});
+document.addEventListener('dragover', (e) => {
+  if (!dragsFiles(e)) return;
+  e.preventDefault(); // a drop here attaches, the browser does not open the file
+  e.dataTransfer.dropEffect = 'copy';
+});
+document.addEventListener('drop', (e) => {
+  dragDepth = 0;
+  ui.dropZone.hidden = true;
+  if (!dragsFiles(e)) return;
+  e.preventDefault();
+  attachments.add([...e.dataTransfer.files]);
 });
 
 function autosize() {

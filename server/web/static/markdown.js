@@ -259,7 +259,7 @@ export class MarkdownView {
     if (suffix) this.lastChar = suffix[suffix.length - 1];
     if (this.plain) {
       // Appended, not set again: a huge open block costs the delta, not its length.
-      this.plain.append(suffix);
+      this.plain.append(suffix, !this.feeding);
       if (blank < 0) return; // the block goes on: nothing to re-lex
     }
     this.#renderOpen();
@@ -314,7 +314,9 @@ export class MarkdownView {
       fed += n;
       sliceStats.slices++;
       sliceStats.chars += n;
+      this.feeding = true; // not a stream's delta: a plain block does not balance its chunks
       this.#appendNow(piece);
+      this.feeding = false;
       const took = performance.now() - now;
       now += took;
       this.sliceChars = Math.min(MAX_SLICE, 2 * n, Math.max(MIN_SLICE, Math.round((n * SLICE_MS) / Math.max(took, 0.05))));
@@ -387,7 +389,7 @@ export class MarkdownView {
       this.plain = new StreamText('md-plain');
       this.tail.replaceChildren(this.plain.el);
     }
-    this.plain.set(this.source.slice(this.settledEnd), true);
+    this.plain.set(this.source.slice(this.settledEnd), true, false, !this.feeding);
   }
 
   // runsOn: the open block is known to grow past OPEN_LIMIT without a

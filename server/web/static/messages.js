@@ -66,6 +66,15 @@ export class MessageList {
       prev = view.el;
     }
     for (const view of this.views.values()) view.regen.hidden = view !== lastReply || !this.ctx.regenerate;
+    // Retry acts on the session's last turn only (the server answers 409
+    // otherwise): only an error that ends the newest reply offers it, and
+    // an older one loses it once a retry or a new message follows.
+    const latest = retryCandidate(messages);
+    const endsWith = latest?.parts.at(-1).part_id;
+    for (const view of this.views.values()) {
+      // (A reply split at a steer: the segment holding its last part.)
+      view.setLatestError(!!latest && view.msg?.message_id === latest.message_id && view.msg.parts?.at(-1)?.part_id === endsWith);
+    }
     if (seen.size !== this.views.size) {
       for (const [id, view] of this.views) {
         if (!seen.has(id)) {
@@ -127,12 +136,25 @@ class MessageView {
     this.avatar = el('div', { class: 'avatar' });
     this.body = el('div', { class: 'parts' });
     this.typing = el('div', { class: 'typing', 'aria-label': 'working' }, el('i'), el('i'), el('i'));
+    // What a real model reports it cost (its usage data parts): a muted
+    // footer, not a data card per step.
+    this.usage = el('span', { class: 'msg-usage', dataset: { testid: 'usage' } });
+    this.usage.hidden = true;
+    // The message's actions sit under it, together, as chat apps do.
+    this.actions = el('div', { class: 'msg-actions', dataset: { testid: 'message-actions' } }, this.nav, this.editBtn, this.copy, this.regen, this.usage);
     this.el = el(
       'article',
       { class: 'message', dataset: { testid: 'message' } },
       this.avatar,
-      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta, this.nav, this.editBtn, this.copy, this.regen), this.body, this.typing),
+      el('div', { class: 'bubble' }, el('header', {}, this.who, this.time, this.meta), this.body, this.typing, this.actions),
     );
+  }
+
+  /** setLatestError says whether this message's error is the one Retry acts on. */
+  setLatestError(latest) {
+    if (this.latestError === latest) return;
+    this.latestError = latest;
+    for (const view of this.parts.values()) view.setLatest?.(latest);
   }
 
   /** setAlternative shows this position's alternatives ({count, index}), or none. */
@@ -240,6 +262,16 @@ class MessageView {
     if (msg.state === 'streaming') debug.push('streaming');
     setText(this.meta, debug.join(' · '));
     this.#renderParts(msg);
+    this.#renderUsage(msg);
+  }
+
+  #renderUsage(msg) {
+    const u = msg.role === 'agent' ? usageOf(msg.parts ?? []) : null;
+    this.usage.hidden = !u;
+    if (!u) return;
+    const total = u.input + u.output;
+    setText(this.usage, [`${total.toLocaleString('en')} tokens`, ...u.models].join(' · '));
+    this.usage.title = `${u.input.toLocaleString('en')} in, ${u.output.toLocaleString('en')} out, over ${u.steps === 1 ? 'one step' : `${u.steps} steps`}`;
   }
 
   #renderParts(msg) {
@@ -253,6 +285,7 @@ class MessageView {
         view?.el.remove();
         view = createPartView(part, this.ctx);
         view.partType = part.type;
+        view.setLatest?.(!!this.latestError);
         this.parts.set(part.part_id, view);
       }
       view.update(part, msg);
@@ -279,6 +312,36 @@ class MessageView {
     const waiting = parts.some((p) => p.type === 'interaction' && p.status === 'pending');
     this.typing.hidden = !(msg.state === 'streaming' && !msg.continued && !visiblyStreaming && !waiting);
   }
+}
+
+// retryCandidate is the message whose error a retry would act on (as the
+// server's retry finds it): the newest message that is not only actions,
+// if it is a done agent message ending with a recoverable error.
+function retryCandidate(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (isNoteOnly(m)) continue;
+    const last = m.parts?.at(-1);
+    return m.role === 'agent' && m.state === 'done' && last?.type === 'error' && last.recoverable ? m : null;
+  }
+  return null;
+}
+
+// usageOf sums a reply's usage data parts (one per model step,
+// docs/protocol.md §2): tokens in and out, and the models that wrote it.
+function usageOf(parts) {
+  let input = 0;
+  let output = 0;
+  let steps = 0;
+  const models = [];
+  for (const p of parts) {
+    if (p.type !== 'data' || p.data_type !== 'usage' || !p.data || typeof p.data !== 'object') continue;
+    steps++;
+    input += Number(p.data.input_tokens) || 0;
+    output += Number(p.data.output_tokens) || 0;
+    if (p.data.model && !models.includes(String(p.data.model))) models.push(String(p.data.model));
+  }
+  return steps ? { input, output, steps, models } : null;
 }
 
 /** isNoteOnly: an agent message made of action parts only. */

@@ -8,6 +8,7 @@
 //   ctx.toast(text, kind)
 //   ctx.canRetry() -> whether the server lists the retry action
 //   ctx.retry() -> Promise (posts {action_type: "retry"})
+//   ctx.signFile(url) -> Promise<{url, expires_at}> (a signed URL of a file of this server)
 
 import { el, setText, toggle, pretty, fingerprint, safeURL, plural } from './util.js';
 import { icon } from './icons.js';
@@ -27,7 +28,7 @@ export function createPartView(part, ctx) {
     case 'interaction':
       return new InteractionView(ctx);
     case 'file':
-      return new FileView();
+      return new FileView(ctx);
     case 'data':
       return new DataView();
     case 'action':
@@ -376,18 +377,24 @@ function describeResult(kind, part) {
 
 // FileView: a file chip that downloads the file under its own name (a
 // data: URL opened in a new tab shows about:blank), with its size when the
-// URL tells it.
+// URL tells it; an image shows inline above it. A file of this server (an
+// upload: /v1/sessions/{id}/files/{blob}, docs/files.md) is read through a
+// short-lived signed URL (ctx.signFile): an <img> or a link cannot carry
+// the bearer token.
 class FileView extends Base {
-  constructor() {
+  constructor(ctx) {
     super(el('div', { class: 'part file', dataset: { testid: 'file', type: 'file' } }));
+    this.ctx = ctx;
   }
 
   render(part) {
-    const href = safeURL(part.url);
+    const own = typeof part.url === 'string' && part.url.startsWith('/v1/sessions/') && !!this.ctx?.signFile;
+    const href = own ? null : safeURL(part.url);
     const name = part.filename || (part.url && !String(part.url).startsWith('data:') ? String(part.url).split(/[?#]/)[0].split('/').pop() : '') || 'file';
     const bytes = dataURLSize(part.url);
-    const same = href && (href.startsWith('data:') || href.startsWith('blob:') || new URL(href).origin === location.origin);
-    const link = el(href ? 'a' : 'span', {
+    const same = own || (href && (href.startsWith('data:') || href.startsWith('blob:') || new URL(href).origin === location.origin));
+    const image = String(part.media_type ?? '').startsWith('image/');
+    const link = el(href || own ? 'a' : 'span', {
       class: 'file-chip',
       href,
       // download only works for same-origin, data: and blob: URLs; any other
@@ -401,11 +408,45 @@ class FileView extends Base {
     el('span', { class: 'file-name', text: name }),
     el('span', { class: 'muted', dataset: { testid: 'file-meta' }, text: [part.media_type, bytes === null ? '' : formatBytes(bytes)].filter(Boolean).join(' · ') }),
     );
-    const preview = href && String(part.media_type ?? '').startsWith('image/')
-      ? el('img', { class: 'file-preview', src: href, alt: name, loading: 'lazy' })
+    const preview = image && (href || own)
+      ? el('img', { class: 'file-preview', src: href, alt: name, loading: 'lazy', dataset: { testid: 'file-image' } })
       : null;
     this.el.replaceChildren(...[preview, link].filter(Boolean));
+    this.el.dataset.media = part.media_type ?? '';
+    if (!own) return;
+    const print = this.print;
+    signedURL(this.ctx, part.url).then(
+      (url) => {
+        if (this.print !== print) return; // re-rendered since
+        link.href = `${url}&download=1`;
+        if (preview) preview.src = url;
+      },
+      (err) => {
+        if (this.print === print) link.title = `Could not read the file: ${err?.message ?? err}`;
+      },
+    );
   }
+}
+
+// signedURL answers a signed URL of one of this server's files, reusing
+// one while it has more than a minute left.
+const signed = new Map(); // file url -> {promise, expires (ms)}
+function signedURL(ctx, url) {
+  const hit = signed.get(url);
+  if (hit && (hit.expires === 0 || hit.expires - Date.now() > 60000)) return hit.promise;
+  const entry = { expires: 0 };
+  entry.promise = ctx.signFile(url).then(
+    (r) => {
+      entry.expires = r.expires_at;
+      return r.url;
+    },
+    (err) => {
+      signed.delete(url);
+      throw err;
+    },
+  );
+  signed.set(url, entry);
+  return entry.promise;
 }
 
 // dataURLSize is the decoded size in bytes of a data: URL, null for others.
@@ -444,8 +485,10 @@ class DataView extends Base {
   }
 
   render(part) {
-    // A steer's read marker is placement data (steer-placement.js), not content.
-    this.el.hidden = part.data_type === READ_MARKER;
+    // A steer's read marker is placement data (steer-placement.js), not
+    // content; a step's token usage is the message's footer (messages.js).
+    this.el.hidden = part.data_type === READ_MARKER || part.data_type === USAGE;
+    if (this.el.hidden) return;
     if (part.data_type === DELIVERY_MARKER) {
       // A message queued or interrupting (docs/protocol.md §2): a note, not data.
       this.el.classList.add('delivery-note');
@@ -463,6 +506,9 @@ class DataView extends Base {
     if (this.chart) this.body.before(this.chart);
   }
 }
+
+// The data part a real model's step ends with: {model, input_tokens, output_tokens, ...}.
+const USAGE = 'usage';
 
 // The data part of a message sent with delivery queue or interrupt.
 const DELIVERY_MARKER = 'agentsync.delivery';
@@ -538,7 +584,18 @@ class ErrorView extends Base {
     setText(this.code, errorTitle(part));
     setText(this.message, part.message ?? '');
     this.message.title = `${part.scope ?? ''} error ${part.code ?? ''}`.trim();
-    this.retry.hidden = !(part.recoverable && this.ctx.canRetry());
+    this.recoverable = !!part.recoverable;
+    this.#showRetry();
+  }
+
+  /** setLatest: whether this error ends the session's last turn (MessageList). */
+  setLatest(latest) {
+    this.latest = latest;
+    this.#showRetry();
+  }
+
+  #showRetry() {
+    this.retry.hidden = !(this.recoverable && this.latest && this.ctx.canRetry());
   }
 
   async #retry() {

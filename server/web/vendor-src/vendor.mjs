@@ -25,6 +25,10 @@ const FILES = [
   ['@highlightjs/cdn-assets', 'styles/github.min.css', 'hljs-github.min.css'],
   ['@highlightjs/cdn-assets', 'styles/github-dark.min.css', 'hljs-github-dark.min.css'],
   ['@highlightjs/cdn-assets', 'LICENSE', 'LICENSE.highlightjs.txt'],
+  // A UMD build (window.tus): tus-upload.js loads it for the JS package's
+  // uploads entry point, which imports "tus-js-client" (index.html's import map).
+  ['tus-js-client', 'dist/tus.min.js', 'tus.min.js'],
+  ['tus-js-client', 'LICENSE', 'LICENSE.tus-js-client.txt'],
 ];
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
