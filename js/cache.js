@@ -238,6 +238,14 @@ export async function clearCache(opts = {}) {
 const QUEUED_CODES = new Set([NETWORK, 'closed', 'rate_limited', 'timeout']);
 
 /**
+ * Whether err says the server cannot be reached: no answer at all (code
+ * network), or a gateway's 502 or 504 in front of a server that is down.
+ */
+export function unreachable(err) {
+  return !!err && (err.code === NETWORK || err.status === 502 || err.status === 504);
+}
+
+/**
  * One session's cache and outbox. The Session calls: restore() while it
  * opens, page() for every page the core asks for, shown(base) for the view
  * it hands out, changed() after every notification, status(s) on every
@@ -336,7 +344,7 @@ export class LocalCache {
   /** The view to hand out: the core's, or the cached window before the core is live, with pending sends after. */
   shown(base) {
     const fromCache = this.cached !== null && !this.live;
-    const offline = this.session.status !== 'live' && this.session.cause?.code === NETWORK;
+    const offline = this.session.offline;
     const m = this.memo;
     if (m && m.base === base && m.version === this.version && m.offline === offline) return m.view;
     let messages = fromCache ? this.cached.messages : base.messages;
@@ -635,9 +643,11 @@ export class LocalCache {
           });
         } catch (err) {
           const code = err?.code ?? NETWORK;
-          if (QUEUED_CODES.has(code) || s.closed) {
+          if (QUEUED_CODES.has(code) || unreachable(err) || s.closed) {
             e.state = 'queued'; // tried again once the session is live
             this.touch();
+            // Live meanwhile (the retries outlasted the outage): again soon.
+            if (s.status === 'live' && !s.closed) setTimeout(() => this.drain(), 1000);
             return;
           }
           e.state = 'failed';

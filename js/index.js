@@ -16,7 +16,7 @@ import { Loop } from './loop.js';
 import { decode } from './msgpack.js';
 import { ViewPatcher } from './patcher.js';
 import { ActionRetry } from './constants.js';
-import { LocalCache } from './cache.js';
+import { LocalCache, unreachable } from './cache.js';
 
 export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
 export { NETWORK } from './errors.js';
@@ -41,6 +41,8 @@ export async function connect(opts) {
   const session = new Session(opts);
   // Attached before the session starts, so no status change is missed.
   if (opts.onStatus) session.on('status', opts.onStatus);
+  // And before it opens: the first view may be the cached window, shown before the module loads.
+  if (opts.onView) session.subscribe(opts.onView);
   try {
     await session._open();
     // A window rendered from the cache is usable at once: sync goes on.
@@ -152,9 +154,9 @@ export class Session {
     return this.cache?.outbox ?? [];
   }
 
-  /** Whether the session is not live because the server cannot be reached. */
+  /** Whether the session is not live because the server cannot be reached (no answer, or a gateway's 502/504). */
   get offline() {
-    return this.status !== 'live' && this.cause?.code === 'network';
+    return this.status !== 'live' && this.status !== 'closed' && unreachable(this.cause);
   }
 
   /** Posts a failed send of the outbox again (same idempotency key); resolves with the committed message. */

@@ -7,13 +7,12 @@
 // failed message that can be discarded; a send is never shown twice.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from './harness/timed.js';
 import { MemoryCacheStore, connect, createSession, deleteSession } from '../index.js';
-import { buildServer } from './harness/syncserver.js';
+import { serve } from './harness/restartable.js';
 import { wasmPath } from './paths.js';
 
 const base = () => ({ wasm: wasmPath, WebSocket: globalThis.WebSocket });
@@ -25,42 +24,6 @@ async function until(what, cond, ms = 30000) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
   }
-}
-
-// A server on addr (127.0.0.1:0 for any port) over the SQLite file db, so
-// that it can be stopped and started again on the same port and data.
-async function serve(db, addr = '127.0.0.1:0') {
-  const bin = await buildServer();
-  const child = spawn(bin, ['-addr', addr, '-db', db, '-speed', '0s', '-log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(t);
-      reject(new Error(`server exited with ${code}: ${err}`));
-    });
-  });
-  return {
-    url,
-    addr: new URL(url).host,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(15000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
 }
 
 let dir;
