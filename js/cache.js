@@ -99,7 +99,11 @@ export class MemoryCacheStore {
  * A CacheStore in IndexedDB, through `idb` (imported when first used; a
  * page that loads the package unbundled maps `idb` with an import map, or
  * passes `openDB`). One database, `name` (default "agentsync"), holds every
- * principal's windows and outboxes of the origin.
+ * principal's windows and outboxes of the origin. A window's done messages
+ * are one record (read in one go on a reload: a record per message made a
+ * 1,000-message read several times slower), rewritten only when a message
+ * is done; the messages not done are a record each, rewritten as they
+ * stream.
  */
 export class IndexedDBCacheStore {
   /** @param {{name?: string, openDB?: Function}} [opts] */
@@ -107,6 +111,7 @@ export class IndexedDBCacheStore {
     this.name = opts.name ?? 'agentsync';
     this.openDB = opts.openDB ?? null;
     this.dbp = null;
+    this.mirrors = new Map(); // key -> Map(sequence -> done message), as last read or written
   }
 
   db() {
@@ -114,8 +119,9 @@ export class IndexedDBCacheStore {
       const openDB = this.openDB ?? (await import('idb')).openDB;
       return openDB(this.name, 1, {
         upgrade(db) {
-          db.createObjectStore('windows', { keyPath: 'key' });
-          db.createObjectStore('messages', { keyPath: ['key', 'sequence'] });
+          db.createObjectStore('windows', { keyPath: 'key' }); // {key, meta, touched}
+          db.createObjectStore('done', { keyPath: 'key' }); // {key, messages}
+          db.createObjectStore('tail', { keyPath: ['key', 'sequence'] }); // {key, sequence, message}
           db.createObjectStore('outbox', { keyPath: ['key', 'id'] });
           db.createObjectStore('meta');
         },
@@ -126,27 +132,57 @@ export class IndexedDBCacheStore {
 
   async load(key) {
     const db = await this.db();
-    const tx = db.transaction(['windows', 'messages'], 'readonly');
-    const [w, rows] = await Promise.all([tx.objectStore('windows').get(key), tx.objectStore('messages').getAll(range(key))]);
-    await tx.done;
+    const tx = db.transaction(['windows', 'done', 'tail'], 'readonly');
+    const [w, d, rows] = await Promise.all([tx.objectStore('windows').get(key), tx.objectStore('done').get(key), tx.objectStore('tail').getAll(range(key)), tx.done]);
     if (!w) return null;
-    return { meta: w.meta, messages: rows.map((r) => r.message) };
+    const done = d?.messages ?? [];
+    this.mirrors.set(key, new Map(done.map((m) => [m.sequence, m])));
+    const messages = done.slice();
+    const have = new Set(done.map((m) => m.sequence));
+    for (const r of rows) if (!have.has(r.sequence)) messages.push(r.message); // done is final: it wins
+    messages.sort(bySequence);
+    return { meta: w.meta, messages };
   }
 
   async write(key, { meta, put, keepFrom }) {
     const db = await this.db();
-    const tx = db.transaction(['windows', 'messages'], 'readwrite');
-    const ms = tx.objectStore('messages');
+    let mirror = this.mirrors.get(key);
+    if (!mirror) {
+      const d = await db.get('done', key);
+      mirror = new Map((d?.messages ?? []).map((m) => [m.sequence, m]));
+      this.mirrors.set(key, mirror);
+    }
+    const tx = db.transaction(['windows', 'done', 'tail'], 'readwrite');
+    const tail = tx.objectStore('tail');
     const work = [tx.objectStore('windows').put({ key, meta, touched: Date.now() })];
-    for (const m of put) work.push(ms.put({ key, sequence: m.sequence, message: m }));
-    if (keepFrom > 0) work.push(ms.delete(IDBKeyRange.bound([key, -Infinity], [key, keepFrom], false, true)));
+    let doneChanged = false;
+    for (const m of put) {
+      if (done(m)) {
+        mirror.set(m.sequence, m);
+        doneChanged = true;
+        work.push(tail.delete([key, m.sequence]));
+      } else {
+        work.push(tail.put({ key, sequence: m.sequence, message: m }));
+      }
+    }
+    if (keepFrom > 0) {
+      for (const s of [...mirror.keys()]) {
+        if (s < keepFrom) {
+          mirror.delete(s);
+          doneChanged = true;
+        }
+      }
+      work.push(tail.delete(IDBKeyRange.bound([key, -Infinity], [key, keepFrom], false, true)));
+    }
+    if (doneChanged) work.push(tx.objectStore('done').put({ key, messages: [...mirror.values()].sort(bySequence) }));
     await Promise.all([...work, tx.done]);
   }
 
   async delete(key) {
+    this.mirrors.delete(key);
     const db = await this.db();
-    const tx = db.transaction(['windows', 'messages'], 'readwrite');
-    await Promise.all([tx.objectStore('windows').delete(key), tx.objectStore('messages').delete(range(key)), tx.done]);
+    const tx = db.transaction(['windows', 'done', 'tail'], 'readwrite');
+    await Promise.all([tx.objectStore('windows').delete(key), tx.objectStore('done').delete(key), tx.objectStore('tail').delete(range(key)), tx.done]);
   }
 
   async list() {
@@ -157,13 +193,17 @@ export class IndexedDBCacheStore {
 
   async clear(prefix = '') {
     const db = await this.db();
-    const tx = db.transaction(['windows', 'messages', 'outbox', 'meta'], 'readwrite');
+    const names = ['windows', 'done', 'tail', 'outbox', 'meta'];
+    const tx = db.transaction(names, 'readwrite');
     const work = [];
     if (prefix === '') {
-      for (const s of ['windows', 'messages', 'outbox', 'meta']) work.push(tx.objectStore(s).clear());
+      this.mirrors.clear();
+      for (const n of names) work.push(tx.objectStore(n).clear());
     } else {
       for (const k of await tx.objectStore('windows').getAllKeys()) {
-        if (k.startsWith(prefix)) work.push(tx.objectStore('windows').delete(k), tx.objectStore('messages').delete(range(k)));
+        if (!k.startsWith(prefix)) continue;
+        this.mirrors.delete(k);
+        work.push(tx.objectStore('windows').delete(k), tx.objectStore('done').delete(k), tx.objectStore('tail').delete(range(k)));
       }
       for (const k of await tx.objectStore('outbox').getAllKeys()) if (k[0].startsWith(prefix)) work.push(tx.objectStore('outbox').delete(k));
     }
@@ -308,10 +348,13 @@ export class LocalCache {
     this.principal = await principalOf(await s.http.currentToken(), this.principalOpt);
     if (this.store) {
       try {
-        const last = await this.store.getMeta('principal');
-        if (last !== undefined && last !== this.principal && !this.keepOthers) await this.store.clear();
+        // Both at once: the window's key is this principal's anyway.
+        let [last, w] = await Promise.all([this.store.getMeta('principal'), this.store.load(this.windowKey())]);
+        if (last !== undefined && last !== this.principal && !this.keepOthers) {
+          await this.store.clear();
+          w = null;
+        }
         if (last !== this.principal) await this.store.setMeta('principal', this.principal);
-        const w = await this.store.load(this.windowKey());
         if (w && w.messages.length > 0 && !s.closed && !this.live) {
           this.cached = w;
           this.armed = true;

@@ -496,10 +496,9 @@ export class Session {
 
   async _open() {
     // The cached window renders as soon as it is read, before the module loads.
-    const restored = this.cache?.restore();
+    await this.cache?.restore();
     const module = await loadModule(this.wasmSource ?? (await defaultWasmSource()));
     this.module = module;
-    await restored;
     if (this.closed) return;
     await this.http.currentToken(); // the socket's first URL needs it
     if (this.closed) return;

@@ -1,5 +1,6 @@
 // The local cache in headless Chromium against the real server (protocol
-// §6.9): a reload of a 1,000-message session, to the first rendered message,
+// §6.9): a reload of a 1,000-message session, from connect() to the first
+// rendered message (the package imported already, as an app's bundle is),
 // from the IndexedDB cache beside the same reload from the network; and the
 // bytes read from the server to catch up after a reload when nothing
 // changed, beside one page of the same session. Prints JSON lines:
