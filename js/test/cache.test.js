@@ -243,3 +243,25 @@ test('a refused send is a failed message that can be retried or discarded', asyn
   assert.equal(session.outbox.length, 0);
   assert.equal(session.view.messages.length, 0);
 });
+
+test('a cached window the server numbers otherwise is dropped, not served stale', async (t) => {
+  const sessionId = await history(server.url, 3);
+  const store = new MemoryCacheStore();
+  const first = await connect({ ...base(), url: server.url, sessionId, cache: store });
+  await first.cache.flush();
+  first.close();
+  // The cache's copy of message 5 has another id than the server's: what
+  // a copy of another history (a session made again under the same id) holds.
+  const w = [...store.windows.values()][0];
+  const m5 = w.messages.get(5);
+  w.messages.set(5, { ...m5, message_id: 'msg_not_the_servers' });
+  const second = await connect({ ...base(), url: server.url, sessionId, cache: store });
+  t.after(() => second.close());
+  assert.equal(second.view.cached, true);
+  const live = await second.waitFor((v) => v.status === 'live');
+  assert.ok(!live.messages.some((m) => m.message_id === 'msg_not_the_servers'), 'the stale copy is not shown once live');
+  assert.equal(second.digest(), (await serverDigest(server.url, sessionId, 0)).digest);
+  await second.cache.flush();
+  const again = [...store.windows.values()][0];
+  assert.notEqual(again?.messages.get(5)?.message_id, 'msg_not_the_servers', 'nor kept');
+});
