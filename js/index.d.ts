@@ -264,13 +264,133 @@ export interface ConnectOptions {
   log?: (...args: unknown[]) => void;
   /** A status listener attached before the session starts, so it sees every change. */
   onStatus?: (e: StatusEvent) => void;
+  /** A view listener (subscribe) attached before the session opens: it sees the cached window, shown before the module loads. */
+  onView?: (view: LocalView) => void;
+  /**
+   * The local cache (protocol §6.9): `true` for IndexedDB (memory where
+   * there is none), a CacheStore of the app's, or options; absent or
+   * false: none. With one, connect() resolves at once when a cached window
+   * is shown (its view `cached`, the session's status 'cached' until the
+   * core connects); the first read catches up from the oldest cached
+   * message that is not done. It also turns the outbox on.
+   */
+  cache?: boolean | CacheStore | CacheOptions;
+  /**
+   * Optimistic sends (default: on with a cache): send() shows the message
+   * at once, pending, and posts the outbox in order under each message's
+   * idempotency key; kept across reloads when a cache store persists it.
+   */
+  outbox?: boolean;
+}
+
+export interface CacheOptions {
+  /** Default: IndexedDBCacheStore in a browser, MemoryCacheStore elsewhere. */
+  store?: CacheStore;
+  /** Whose cache it is (default: the bearer JWT's sub, a digest of a static token, or 'shared'). */
+  principal?: string;
+  /** The newest messages kept per session (default 2000). */
+  maxMessages?: number;
+  /** The most recently written sessions kept (default 50). */
+  maxSessions?: number;
+  /** Keep other principals' windows when the principal changes (default: they are cleared). */
+  keepOtherPrincipals?: boolean;
+}
+
+/** A window kept by a CacheStore. */
+export interface CachedWindow {
+  meta: { total: number; has_more_older: boolean; next_before_sequence: number; include_internal: boolean; saved_at: number };
+  messages: Message[];
+}
+
+/** An outbox entry as stored. */
+export interface StoredSend {
+  id: string;
+  idempotency_key: string;
+  body: { parts: UserPart[]; visibility?: Visibility; delivery?: string };
+  created_at: number;
+  after: number;
+  order: number;
+  state: 'queued' | 'sending' | 'failed';
+  error?: { code: string; message: string };
+}
+
+/**
+ * Where a cache keeps windows (key: principal, session and
+ * include_internal) and outbox entries (key: principal and session).
+ * Every method may be async. MemoryCacheStore and IndexedDBCacheStore
+ * implement it; an app may give its own (or `cache: false`).
+ */
+export interface CacheStore {
+  load(key: string): Promise<CachedWindow | null>;
+  /** Upserts `put` (by sequence), drops messages older than keepFrom (0: none), sets meta. */
+  write(key: string, w: { meta: CachedWindow['meta']; put: Message[]; keepFrom: number }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(): Promise<{ key: string; touched: number }[]>;
+  /** Removes the windows and outbox entries whose key starts with prefix (all of them without). */
+  clear(prefix?: string): Promise<void>;
+  outbox(key: string): Promise<StoredSend[]>;
+  putOutbox(key: string, entry: StoredSend): Promise<void>;
+  deleteOutbox(key: string, id: string): Promise<void>;
+  getMeta(name: string): Promise<unknown>;
+  setMeta(name: string, value: unknown): Promise<void>;
+}
+
+export declare class MemoryCacheStore implements CacheStore {
+  constructor();
+  load(key: string): Promise<CachedWindow | null>;
+  write(key: string, w: { meta: CachedWindow['meta']; put: Message[]; keepFrom: number }): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(): Promise<{ key: string; touched: number }[]>;
+  clear(prefix?: string): Promise<void>;
+  outbox(key: string): Promise<StoredSend[]>;
+  putOutbox(key: string, entry: StoredSend): Promise<void>;
+  deleteOutbox(key: string, id: string): Promise<void>;
+  getMeta(name: string): Promise<unknown>;
+  setMeta(name: string, value: unknown): Promise<void>;
+}
+
+/** IndexedDB through `idb` (imported when first used; map it with an import map when the package is served unbundled, or pass openDB). */
+export declare class IndexedDBCacheStore extends MemoryCacheStore {
+  constructor(opts?: { name?: string; openDB?: (...args: any[]) => Promise<any> });
+}
+
+/** Removes every cached window and outbox of the store (default: the IndexedDB one), as a sign-out does. */
+export declare function clearCache(opts?: { store?: CacheStore }): Promise<void>;
+
+/** A message of a view with a cache or an outbox: a send not committed yet is one, pending or failed. */
+export type LocalMessage = Message & {
+  /** A send not committed yet (its sequence is provisional, its message_id 'pending:<outbox id>'). */
+  pending?: boolean;
+  /** A send the server refused: retrySend(outbox_id) or discardSend(outbox_id). */
+  failed?: boolean;
+  error?: { code: string; message: string };
+  outbox_id?: string;
+};
+
+/** The view of a session with a cache or an outbox. */
+export interface LocalView extends View {
+  messages: LocalMessage[];
+  /** The messages are the cached window: the core has not been live since the page opened. */
+  cached?: boolean;
+  /** Not live because the server cannot be reached. */
+  offline?: boolean;
+}
+
+/** An outbox entry as Session.outbox shows it. */
+export interface OutboxEntry {
+  id: string;
+  idempotency_key: string;
+  parts: UserPart[];
+  created_at: number;
+  state: 'queued' | 'sending' | 'failed';
+  error?: { code: string; message: string };
 }
 
 /** A static bearer token, or a provider of the current one. */
 export type TokenOption = string | (() => string | Promise<string>);
 
 export interface StatusEvent {
-  status: Status;
+  status: Status | 'cached';
   reason: string;
   /**
    * Why the session is not live: the last failure to connect or read
@@ -305,7 +425,20 @@ export declare class AgentsyncError extends Error {
 
 export declare class Session {
   readonly sessionId: string;
-  readonly status: Status;
+  /** The core's status, or 'cached' while a cached window is shown before the core starts. */
+  readonly status: Status | 'cached';
+  /** Not live because the server cannot be reached (no answer, or a gateway's 502/504). */
+  readonly offline: boolean;
+  /** The sends not committed yet, in order (with a cache or an outbox). */
+  readonly outbox: OutboxEntry[];
+  /** Posts a failed send again under its idempotency key; resolves with the committed message. */
+  retrySend(id: string): Promise<Message>;
+  /** Drops a failed or queued send; resolves whether one was dropped. */
+  discardSend(id: string): Promise<boolean>;
+  /** Drops every send not being posted. */
+  clearOutbox(): Promise<void>;
+  /** Removes every cached window and outbox of the cache's store (a sign-out). */
+  clearCache(): Promise<void>;
   /**
    * Why the session is not live: the last failure to connect or read, null
    * while live; after a final not_found or unauthorized, what closed it.
@@ -320,9 +453,9 @@ export declare class Session {
   /** How many times the core was discarded and rebuilt after a trap or a `core_broken` error. */
   readonly rebuilds: number;
   /** The current view (always up to date when read). */
-  readonly view: View;
+  readonly view: LocalView;
   /** Called now and after every change, coalesced. Returns the unsubscribe function. */
-  subscribe(listener: (view: View) => void): () => void;
+  subscribe(listener: (view: LocalView) => void): () => void;
   /**
    * Warms the session's WebAssembly core for a long answer while the app is
    * idle: a synthetic answer (1 MiB unless `bytes` says) streams through a

@@ -16,6 +16,7 @@ import { Loop } from './loop.js';
 import { decode } from './msgpack.js';
 import { ViewPatcher } from './patcher.js';
 import { ActionRetry } from './constants.js';
+import { LocalCache, unreachable } from './cache.js';
 
 export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
 export { NETWORK } from './errors.js';
@@ -23,6 +24,7 @@ export { ERROR_CODES, codeForStatus } from './errcodes.js';
 export { decode, encode } from './msgpack.js';
 export * from './constants.js';
 export { isApproval, isQuestion } from './parts.js';
+export { IndexedDBCacheStore, MemoryCacheStore, clearCache } from './cache.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
 
@@ -39,9 +41,12 @@ export async function connect(opts) {
   const session = new Session(opts);
   // Attached before the session starts, so no status change is missed.
   if (opts.onStatus) session.on('status', opts.onStatus);
+  // And before it opens: the first view may be the cached window, shown before the module loads.
+  if (opts.onView) session.subscribe(opts.onView);
   try {
     await session._open();
-    if (opts.wait === false) return session;
+    // A window rendered from the cache is usable at once: sync goes on.
+    if (opts.wait === false || session.cache?.cached) return session;
     await session._waitLive(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } catch (err) {
     session.close();
@@ -186,6 +191,8 @@ export class Session {
     this.notifiedView = null;
     this._notify = this._notifyNow.bind(this);
     this.flushScheduled = false;
+    /** The local cache and outbox (opts.cache, opts.outbox; cache.js), null without. */
+    this.cache = opts.cache || opts.outbox ? new LocalCache(this, opts) : null;
   }
 
   // ------------------------------------------------------------ public API
@@ -193,7 +200,37 @@ export class Session {
   /** The current view: messages oldest first, streaming projections merged in. */
   get view() {
     this.loop.flush();
-    return this.patcher.view;
+    return this.cache ? this.cache.shown(this.patcher.view) : this.patcher.view;
+  }
+
+  /** The sends not yet committed, in order (with opts.cache or opts.outbox): [{id, idempotency_key, parts, created_at, state, error?}]. */
+  get outbox() {
+    return this.cache?.outbox ?? [];
+  }
+
+  /** Whether the session is not live because the server cannot be reached (no answer, or a gateway's 502/504). */
+  get offline() {
+    return this.status !== 'live' && this.status !== 'closed' && unreachable(this.cause);
+  }
+
+  /** Posts a failed send of the outbox again (same idempotency key); resolves with the committed message. */
+  retrySend(id) {
+    return this.cache ? this.cache.retrySend(id) : Promise.reject(new AgentsyncError('bad_request', 'retrySend: no outbox (opts.cache or opts.outbox)'));
+  }
+
+  /** Drops a failed or queued send from the outbox; resolves whether one was dropped. */
+  discardSend(id) {
+    return this.cache ? this.cache.discardSend(id) : Promise.resolve(false);
+  }
+
+  /** Drops every send of the outbox that is not being posted. */
+  clearOutbox() {
+    return this.cache ? this.cache.clearOutbox() : Promise.resolve();
+  }
+
+  /** Removes every cached window and outbox of the cache's store (a sign-out); the view stays the core's. */
+  clearCache() {
+    return this.cache ? this.cache.clearAll() : Promise.resolve();
   }
 
   /** The session's core, null while it is rebuilt or once closed. */
@@ -344,6 +381,7 @@ export class Session {
       if (!DELIVERIES.has(opts.delivery)) return Promise.reject(new AgentsyncError('bad_request', `send: delivery must be steer, queue or interrupt, not ${opts.delivery}`));
       body.delivery = opts.delivery;
     }
+    if (this.cache?.outboxOn) return this.cache.send(body, opts);
     return postIdempotent(this.http, sessionPath(this.sessionId, '/messages'), body, {
       key: opts.idempotencyKey ?? newIdempotencyKey(),
       retries: opts.retries ?? 3,
@@ -391,6 +429,7 @@ export class Session {
    */
   async delete() {
     await this.http.json('DELETE', sessionPath(this.sessionId));
+    await this.cache?.invalidate();
     this.close();
   }
 
@@ -513,6 +552,8 @@ export class Session {
   // ------------------------------------------------------------ lifecycle
 
   async _open() {
+    // The cached window renders as soon as it is read, before the module loads.
+    await this.cache?.restore();
     const module = await loadModule(this.wasmSource ?? (await defaultWasmSource()));
     this.module = module;
     if (this.closed) return;
@@ -533,6 +574,7 @@ export class Session {
   _failed(cause) {
     if (this.closed) return true;
     if (TERMINAL_CODES.has(cause.code) && !cause.retryable) {
+      if (cause.code === 'not_found') this.cache?.invalidate();
       this._emit('error', cause);
       this._close(cause);
       return true;
@@ -555,6 +597,7 @@ export class Session {
     this.status = status;
     this.patcher.status = status;
     if (status === 'live') this.cause = null;
+    this.cache?.status(status);
     this._schedule();
     this._emit('status', { status, reason: reason ?? '', cause: this.cause });
     if (status === 'live' && this.waitLive) {
@@ -602,7 +645,8 @@ export class Session {
     this.flushScheduled = false;
     this.loop.flush();
     for (const c of this.patcher.takeChanges()) this._emit('change', c);
-    const v = this.patcher.view;
+    const v = this.cache ? this.cache.shown(this.patcher.view) : this.patcher.view;
+    this.cache?.changed();
     if (v !== this.notifiedView && this.listeners.size > 0) {
       this.notifiedView = v;
       // A Set iterates what is added during the loop too, and skips what

@@ -347,7 +347,8 @@ export class Loop {
     const path = sessionPath(cmd.session_id || this.host.sessionId, `/messages${pageQuery(params)}`);
     let ev;
     try {
-      const data = await this.http.msgpack(path);
+      // A cache answers the first head read with its window merged in (cache.js).
+      const data = this.host.cache ? await this.host.cache.page(cmd, path) : await this.http.msgpack(path);
       ev = { type: 'page', request_id: id, data };
     } catch (err) {
       if (this.gen !== gen || this.closed) return;

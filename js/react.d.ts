@@ -1,10 +1,16 @@
 // Declarations of @agentsync/client/react.
-import type { ApprovalResponse, BranchList, Message, QuestionResponse, SendOptions, Session, SessionInfo, Status, UserPart, View } from './index.js';
+import type { ApprovalResponse, BranchList, LocalView, Message, OutboxEntry, QuestionResponse, SendOptions, Session, SessionInfo, Status, UserPart } from './index.js';
 
 export interface SessionState {
   /** The same object until something changes; unchanged messages keep their identity. */
-  view: View;
-  status: Status;
+  view: LocalView;
+  status: Status | 'cached';
+  /** The sends not committed yet, in order (with a cache or an outbox; Session.outbox). */
+  outbox: OutboxEntry[];
+  /** Posts a failed send again (Session.retrySend). */
+  retrySend(id: string): Promise<Message>;
+  /** Drops a failed or queued send (Session.discardSend). */
+  discardSend(id: string): Promise<boolean>;
   /** The current branch: the session id of the path the view shows (null without a session). */
   branch: string | null;
   /**

@@ -72,6 +72,7 @@ export function useSession(session) {
       return {
         send: noSession, answer: noSession, stop: noSession, loadOlder: noSession,
         fork: noSession, edit: noSession, regenerate: noSession, branches: noSession, switchBranch: noSession,
+        retrySend: noSession, discardSend: noSession,
       };
     }
     const forked = (p) => p.then((s) => (setForks((n) => n + 1), s));
@@ -85,10 +86,13 @@ export function useSession(session) {
       regenerate: (sequence) => forked(session.regenerate(sequence)),
       branches: (sequence) => session.branches(sequence),
       switchBranch: (sessionId) => session.switchBranch(sessionId),
+      retrySend: (id) => session.retrySend(id),
+      discardSend: (id) => session.discardSend(id),
     };
   }, [session]);
   return useMemo(
-    () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, ...calls }),
+    // view.cached, view.offline and the pending sends come with the view (cache.js).
+    () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, outbox: session ? session.outbox : [], ...calls }),
     [view, calls, alternatives, session],
   );
 }
