@@ -170,6 +170,9 @@ var migrations = []string{
 	ALTER TABLE sessions ADD COLUMN deleted boolean NOT NULL DEFAULT false;
 	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
 	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
+
+	// 3: search (search.go).
+	searchMigration,
 }
 
 // migrationLock is the advisory lock key that serialises migrations of
@@ -209,6 +212,11 @@ func migrateOne(ctx context.Context, conn *pgx.Conn) (applied bool, err error) {
 		}
 		if _, err := tx.Exec(ctx, migrations[version]); err != nil {
 			return fmt.Errorf("migration %d: %w", version+1, err)
+		}
+		if migrations[version] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migration %d: %w", version+1, err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM schema_version`); err != nil {
 			return err

@@ -99,6 +99,9 @@ var migrations = []string{
 	ALTER TABLE sessions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX sessions_forks ON sessions (parent_sid, fork_sequence) WHERE parent_sid <> 0;
 	CREATE INDEX sessions_by_root ON sessions (root_sid, fork_sequence) WHERE parent_sid <> 0;`,
+
+	// 7: search (search.go).
+	searchMigration,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store
@@ -141,6 +144,11 @@ func migrateOne(c *conn) (applied bool, err error) {
 	}
 	if err := c.db.Exec(migrations[version]); err != nil {
 		return false, fmt.Errorf("store: migration %d: %w", version+1, err)
+	}
+	if migrations[version] == searchMigration {
+		if err := backfillSearch(c); err != nil {
+			return false, fmt.Errorf("store: migration %d: %w", version+1, err)
+		}
 	}
 	if err := c.db.Exec(`DELETE FROM schema_version`); err != nil {
 		return false, fmt.Errorf("store: migration %d: %w", version+1, err)

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"LeaseOrphanedSessions", testLeaseOrphanedSessions},
 	}
 	tests = append(tests, forkSuite...)
+	tests = append(tests, searchSuite...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
