@@ -56,6 +56,7 @@ type SearchHit struct {
 	Role      synccore.Role
 	CreatedAt int64
 	Snippet   string
+	Title     string // the session's title
 	Key       int64
 }
 

@@ -16,6 +16,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("GET /v1/sessions", endpoint(a.listSessions))
 	mux.HandleFunc("PATCH /v1/sessions/{id}", endpoint(a.owned(a.renameSession)))
 	mux.HandleFunc("GET /v1/sessions/{id}/messages", endpoint(a.owned(a.getMessages)))
+	mux.HandleFunc("GET /v1/search", endpoint(a.search))
 	mux.HandleFunc("GET /v1/sessions/{id}/branches", endpoint(a.owned(a.getBranches)))
 	mux.HandleFunc("GET /v1/sessions/{id}/alternatives", endpoint(a.owned(a.getAlternatives)))
 	// A fork is a new session, served by the node that makes it: it reads

@@ -134,8 +134,7 @@ func tsQuery(terms []string) string {
 	return strings.Join(terms, " & ") + ":*"
 }
 
-const searchSQL = `SELECT d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at,
-		d.body
+const searchSQL = `SELECT d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.body, s.title
 	FROM search_docs d
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence,
@@ -164,7 +163,7 @@ func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPa
 		for rows.Next() {
 			var h store.SearchHit
 			var role string
-			if err := rows.Scan(&h.Key, &h.SessionID, &h.Sequence, &h.MessageID, &role, &h.CreatedAt, &h.Snippet); err != nil {
+			if err := rows.Scan(&h.Key, &h.SessionID, &h.Sequence, &h.MessageID, &role, &h.CreatedAt, &h.Snippet, &h.Title); err != nil {
 				return err
 			}
 			h.Role = synccore.Role(role)

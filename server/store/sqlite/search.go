@@ -107,7 +107,7 @@ func ftsQuery(terms []string) string {
 	return b.String()
 }
 
-const searchSQL = `SELECT d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.text
+const searchSQL = `SELECT d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.text, s.title
 	FROM search_fts
 	JOIN search_docs d ON d.id = search_fts.rowid
 	JOIN sessions s ON s.sid = d.sid
@@ -141,6 +141,7 @@ func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPa
 				Role:      synccore.Role(st.ColumnText(4)),
 				CreatedAt: st.ColumnInt64(5),
 				Snippet:   store.Snippet(st.ColumnText(6), terms),
+				Title:     st.ColumnText(7),
 			})
 		}
 		return done(st)
