@@ -11,6 +11,7 @@ import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
 import { sliceStats } from './markdown.js';
+import { mountSearch } from './search.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -765,6 +766,7 @@ function route() {
   open(id);
 }
 
+mountSearch({ root: $('search'), base, token, open: (id) => { location.hash = encodeURIComponent(id); }, current: () => current?.session ?? null });
 window.addEventListener('hashchange', route);
 window.addEventListener('focus', () => sessions.refresh());
 window.__agentsync = { session: null, stats, toast };
