@@ -15,6 +15,13 @@ import (
 // stored once). Triggers keep the two in step; a session's rows are
 // dropped with it. unicode61 without diacritics removal matches as
 // PostgreSQL's 'simple' configuration does.
+//
+// Ids count down (each new row takes the smallest id less one), so the
+// newest hits come first in FTS5's forward order: reading a doclist
+// backwards (ORDER BY rowid DESC) costs the whole doclist, 9 ms for a
+// word of most of 100,000 messages against 0.2 ms forwards. The prefix
+// indexes of 2 and 3 characters make a short last word (search as one
+// types) one doclist rather than the merge of every word it begins.
 const searchMigration = `CREATE TABLE search_docs (
 		id       INTEGER PRIMARY KEY,
 		sid      INTEGER NOT NULL,
@@ -23,7 +30,7 @@ const searchMigration = `CREATE TABLE search_docs (
 	);
 	CREATE INDEX search_docs_by_sid ON search_docs (sid, sequence);
 	CREATE VIRTUAL TABLE search_fts USING fts5(text, content='search_docs', content_rowid='id',
-		tokenize='unicode61 remove_diacritics 0');
+		tokenize='unicode61 remove_diacritics 0', prefix='2 3');
 	CREATE TRIGGER search_docs_insert AFTER INSERT ON search_docs BEGIN
 		INSERT INTO search_fts (rowid, text) VALUES (new.id, new.text);
 	END;
@@ -49,7 +56,8 @@ func insertDoc(c *conn, sid, seq int64, parts []synccore.Part) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	return c.exec(`INSERT INTO search_docs (sid, sequence, text) VALUES (?, ?, ?)`, sid, seq, text)
+	return c.exec(`INSERT INTO search_docs (id, sid, sequence, text)
+		VALUES ((SELECT coalesce(min(id), 0) - 1 FROM search_docs), ?, ?, ?)`, sid, seq, text)
 }
 
 // backfillSearch indexes the done visible messages a database held before
@@ -107,13 +115,13 @@ func ftsQuery(terms []string) string {
 	return b.String()
 }
 
-const searchSQL = `SELECT d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.text, s.title
+const searchSQL = `SELECT -d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.text, s.title
 	FROM search_fts
 	JOIN search_docs d ON d.id = search_fts.rowid
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE search_fts MATCH ? AND search_fts.rowid < ? AND s.owner = ? AND s.deleted = 0
-	ORDER BY search_fts.rowid DESC LIMIT ?`
+	WHERE search_fts MATCH ? AND search_fts.rowid > ? AND s.owner = ? AND s.deleted = 0
+	ORDER BY search_fts.rowid LIMIT ?`
 
 // Search finds q.Owner's messages matching q.Text (store.Searcher).
 func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPage, error) {
@@ -122,13 +130,15 @@ func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPa
 		return store.SearchPage{}, err
 	}
 	limit := store.SearchLimit(q.Limit)
-	cursor := q.Cursor
-	if cursor <= 0 {
-		cursor = math.MaxInt64
+	// A hit's key is its id negated (ids count down): the page after
+	// cursor holds the ids above -cursor.
+	after := int64(math.MinInt64)
+	if q.Cursor > 0 {
+		after = -q.Cursor
 	}
 	page := store.SearchPage{Items: []store.SearchHit{}}
 	err = s.read(ctx, func(c *conn) error {
-		st, err := c.query(searchSQL, ftsQuery(terms), cursor, q.Owner, limit+1)
+		st, err := c.query(searchSQL, ftsQuery(terms), after, q.Owner, limit+1)
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,24 @@ export function mountSearch({ root, base, token, open, current }) {
     }
     if (!node) return;
     for (const old of document.querySelectorAll('.search-hit')) old.classList.remove('search-hit');
+    // The page follows the newest message while its scroller is at the
+    // bottom: the scroll event tells it at once that it no longer is, and
+    // the next few frames keep the hit in view while pages still render.
+    const scroller = document.getElementById('scroller');
+    const keep = () => {
+      const m = node.getBoundingClientRect();
+      const box = scroller?.getBoundingClientRect();
+      if (!box || m.bottom <= box.top || m.top >= box.bottom) {
+        node.scrollIntoView({ block: 'center' });
+        scroller?.dispatchEvent(new Event('scroll'));
+      }
+    };
     node.scrollIntoView({ block: 'center' });
+    scroller?.dispatchEvent(new Event('scroll'));
+    for (let i = 0; i < 20 && node.isConnected; i++) {
+      await new Promise((r) => requestAnimationFrame(r));
+      keep();
+    }
     node.classList.add('search-hit');
     node.dataset.searchHit = 'true';
     setTimeout(() => {
