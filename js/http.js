@@ -197,10 +197,12 @@ export function sessionPath(sessionId, rest = '') {
 }
 
 /** The query string of a page read (GET .../messages), '' for none. */
-export function pageQuery({ limit, before_sequence, include_internal } = {}) {
+export function pageQuery({ limit, before_sequence, around_sequence, after_sequence, include_internal } = {}) {
   const q = new URLSearchParams();
   if (limit !== undefined && limit !== null) q.set('limit', String(limit));
   if (before_sequence) q.set('before_sequence', String(before_sequence));
+  if (around_sequence) q.set('around_sequence', String(around_sequence));
+  if (after_sequence) q.set('after_sequence', String(after_sequence));
   if (include_internal !== undefined) q.set('include_internal', include_internal ? 'true' : 'false');
   const s = q.toString();
   return s ? `?${s}` : '';

@@ -206,6 +206,12 @@ export interface MessagePage {
   has_more: boolean;
 }
 
+/** A page read around or after a sequence: a MessagePage with its newer side. */
+export interface WindowPage extends MessagePage {
+  has_newer: boolean;
+  next_after_sequence?: number;
+}
+
 /**
  * What a UI renders. Unchanged messages (and parts) keep their identity from
  * one view to the next; changed ones are new objects. A view is never
@@ -483,6 +489,14 @@ export declare class Session {
   on(type: 'alternatives', fn: (e: BranchCount) => void): () => void;
   /** Reads one page straight from the server. */
   messages(params?: { limit?: number; before_sequence?: number; include_internal?: boolean }): Promise<MessagePage>;
+  /**
+   * The page around a sequence (a search hit), or after one: with
+   * `has_newer` and `next_after_sequence` (pass as after_sequence) for the
+   * newer side. At most one of before/around/after.
+   */
+  messages(params: { limit?: number; around_sequence?: number; after_sequence?: number; include_internal?: boolean }): Promise<WindowPage>;
+  /** Loads older pages until the view holds the message at sequence (or the next visible one); resolves with it, or null. */
+  reveal(sequence: number, opts?: { timeoutMs?: number }): Promise<Message | null>;
   /** Loads the next older page into the view; rejects if that page fails. Safe to call from a listener. */
   loadOlder(): Promise<void>;
   setIncludeInternal(on: boolean): Promise<void>;
@@ -764,6 +778,36 @@ export interface RenameSessionRequest {
 }
 
 /**
+ * SearchHit is one message found by GET /v1/search: the session whose
+ * messages hold it (for a fork's shared prefix, the session it was written
+ * in), its sequence and id there (open the session with
+ * ?around_sequence=Sequence), and a snippet of its text. Snippet is an
+ * HTML fragment: the text escaped (&, <, >, ", '), each matching word in
+ * <mark>...</mark>, nothing else; a plain-text client drops the two tags
+ * and unescapes the rest.
+ */
+export interface SearchHit {
+  session_id: string;
+  message_id: string;
+  sequence: number;
+  role: string;
+  created_at: number;
+  snippet: string;
+  /** Title is the session's title when the hit was read. */
+  title: string;
+}
+
+/**
+ * SearchResults is the answer of GET /v1/search?q=&limit=&cursor=: hits
+ * newest first; NextCursor, when more remain, is the cursor of the next
+ * page (an opaque string).
+ */
+export interface SearchResults {
+  items: SearchHit[];
+  next_cursor?: string;
+}
+
+/**
  * Session is one session as the server shows it: in GET /v1/sessions, and
  * as the answer of POST /v1/sessions and PATCH /v1/sessions/{id}.
  */
@@ -827,10 +871,35 @@ export interface Share {
   token?: string;
 }
 
+/**
+ * TypingRequest is the body of POST /v1/sessions/{id}/typing: the caller's
+ * principal is typing in the session (true) or stopped (false). Typing
+ * lapses a few seconds after it was last said (docs/protocol.md §4.6).
+ */
+export interface TypingRequest {
+  typing: boolean;
+}
+
+/**
+ * Viewer is one principal in a presence signal (§4.6): its open
+ * subscriptions of the session, across nodes, and whether it is typing.
+ */
+export interface Viewer {
+  principal: string;
+  connections: number;
+  typing: boolean;
+}
+
 // END httpwire
 
 /** The server's sessions, newest first (GET /v1/sessions). */
 export declare function listSessions(url: string, opts?: { token?: TokenOption; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
+/**
+ * Searches the caller's sessions (GET /v1/search): messages holding every
+ * word of q, newest first, with an HTML snippet (matches in <mark>, the
+ * rest escaped). Open a hit with connect() and session.reveal(sequence).
+ */
+export declare function search(url: string, q: string, opts?: { token?: TokenOption; fetch?: typeof fetch; limit?: number; cursor?: string }): Promise<SearchResults>;
 
 /** Sets a session's title without connecting to it (PATCH /v1/sessions/{id}). */
 export declare function renameSession(url: string, sessionId: string, title: string, opts?: { token?: TokenOption; fetch?: typeof fetch }): Promise<SessionInfo>;

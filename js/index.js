@@ -160,6 +160,23 @@ export function messageAuthor(message) {
   return p ? { ...p.data } : null;
 }
 
+/**
+ * Searches the caller's sessions (GET /v1/search): the messages whose text
+ * holds every word of q, newest first, each with its session, sequence and
+ * an HTML snippet (matches in <mark>, the rest escaped). Open a hit with
+ * connect() and session.reveal(hit.sequence), or read its neighbourhood
+ * with session.messages({ around_sequence }).
+ * @param {string} url the server's base URL
+ * @param {string} q
+ * @param {{token?: string, fetch?: typeof fetch, limit?: number, cursor?: string}} [opts]
+ */
+export function search(url, q, opts = {}) {
+  const p = new URLSearchParams({ q: String(q ?? '') });
+  if (opts.limit !== undefined && opts.limit !== null) p.set('limit', String(opts.limit));
+  if (opts.cursor) p.set('cursor', opts.cursor);
+  return new Http(url, opts.token, opts.fetch).json('GET', `/v1/search?${p}`);
+}
+
 /** One synced session. Build it with connect() or createSession(). */
 export class Session {
   constructor(opts) {
@@ -341,6 +358,29 @@ export class Session {
   async messages(params = {}) {
     const bytes = await this.http.msgpack(sessionPath(this.sessionId, `/messages${pageQuery(params)}`));
     return decode(bytes);
+  }
+
+  /**
+   * Loads older pages into the view until it holds the message at
+   * sequence (or the first visible one after it): opening a session at a
+   * search hit. Resolves with that message, or null when the path has
+   * none at or after it; rejects as loadOlder does, or with 'timeout'.
+   * @param {number} sequence
+   * @param {{timeoutMs?: number}} [opts]
+   */
+  async reveal(sequence, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    const view = await this.waitFor((v) => v.status === 'live', { timeoutMs });
+    for (let v = view; ; v = this.view) {
+      const first = v.messages[0];
+      if (!v.has_more_older || (first && first.sequence <= sequence)) {
+        return v.messages.find((m) => m.sequence >= sequence) ?? null;
+      }
+      if (timeoutMs > 0 && Date.now() > deadline) {
+        throw new AgentsyncError('timeout', `reveal: message ${sequence} not loaded after ${timeoutMs} ms`);
+      }
+      await this.loadOlder();
+    }
   }
 
   /**

@@ -37,6 +37,8 @@ type Store interface {
 	Leaser
 	Forker
 	Access
+	Windower
+	Searcher
 
 	// CreateSession inserts a new, empty session. A zero CreatedAt becomes
 	// now and a zero UpdatedAt becomes CreatedAt; HeadSequence is ignored.
@@ -143,6 +145,10 @@ type PageQuery struct {
 	Limit           int
 	BeforeSequence  int64
 	IncludeInternal bool
+	// AroundSequence and AfterSequence are Window's other cursors
+	// (Messages ignores them).
+	AroundSequence int64
+	AfterSequence  int64
 }
 
 // Summary stands for the messages FromSequence..ToSequence of a session in

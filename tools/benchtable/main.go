@@ -46,6 +46,9 @@ var suites = []suite{
 	{"./synccore", "SnapshotPage200|AppendFrames|DecodePart", "1s", 3},
 	{"./server/store/sqlite", "CommitCheckpoint|Messages|Baseline|DecodePart", "300x", 3},
 	{"./server/store/sqlite", "CommitConcurrent", "5000x", 3},
+	// Search over a 100,000-message fixture committed through Commit
+	// (built once per process, so once for the three runs).
+	{"./server/store/sqlite", "Search", "300x", 3},
 	// Starts a throwaway PostgreSQL cluster (server/internal/pgtest): needs
 	// Debian's postgresql package, which `make bench` installs if missing.
 	{"./server/store/postgres", ".", "300x", 3},

@@ -132,6 +132,13 @@ var rows = []row{
 	{"server/store/sqlite.Fork/100000", "p50-µs", "server/store/sqlite.Fork/10", "", ratioAtMost(1.5, "<=1.5x of a 10-message fork")},
 	{"server/store/sqlite.MessagesPage50DeepPath", "p50-µs", "server/store/sqlite.MessagesPage50", "", atMost(500, "p50 <=500 us")},
 	{"server/store/sqlite.MessagesPage50DeepPath", "p99-µs", "server/store/sqlite.MessagesPage50", "", atMost(5000, "p99 <=5 ms")},
+	// Search (#30): one page of 20 hits over 100,000 messages, a mix of
+	// common, rare, two-word, prefix and absent words, first and second
+	// pages; PostgreSQL beside SQLite.
+	{"server/store/sqlite.Search", "p50-µs", "", "", atMost(2000, "p50 <=2 ms")},
+	{"server/store/sqlite.Search", "p99-µs", "", "", atMost(50000, "p99 <=50 ms")},
+	{"server/store/postgres.Search", "p50-µs", "server/store/sqlite.Search", "", note("(PostgreSQL vs SQLite)")},
+	{"server/store/postgres.Search", "p99-µs", "server/store/sqlite.Search", "", note("(PostgreSQL vs SQLite)")},
 	// The same checkpoint commit on PostgreSQL (loopback TCP, fsync off)
 	// beside SQLite's, and one commit beside one SELECT 1 round trip.
 	{"server/store/postgres.CommitCheckpoint", "commits/s", "server/store/sqlite.CommitCheckpoint", "", note("(PostgreSQL vs SQLite)")},

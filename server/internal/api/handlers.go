@@ -69,6 +69,11 @@ func (a *api) getMessages(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	if p.AroundSequence > 0 || p.AfterSequence > 0 {
+		a.getWindow(w, r, store.PageQuery{Limit: p.Limit, IncludeInternal: p.IncludeInternal,
+			AroundSequence: p.AroundSequence, AfterSequence: p.AfterSequence})
+		return
+	}
 	page, err := a.mgr.Messages(r.Context(), r.PathValue("id"), store.PageQuery{
 		Limit: p.Limit, BeforeSequence: p.BeforeSequence, IncludeInternal: p.IncludeInternal,
 	})

@@ -28,6 +28,8 @@ type Manager interface {
 	Fork(ctx context.Context, sessionID string, req session.Fork) (store.Session, error)
 	Branches(ctx context.Context, sessionID string, sequence int64) ([]store.Branch, error)
 	BranchCounts(ctx context.Context, sessionID string, from, to int64) ([]store.BranchCount, error)
+	Search(ctx context.Context, q store.SearchQuery) (store.SearchPage, error)
+	Window(ctx context.Context, sessionID string, q store.PageQuery) (store.WindowPage, error)
 }
 
 var _ Manager = (*session.Manager)(nil)

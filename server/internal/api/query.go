@@ -12,9 +12,13 @@ type pageParams struct {
 	Limit           int
 	BeforeSequence  int64
 	IncludeInternal bool
+	// AroundSequence and AfterSequence read a window (store.Windower).
+	AroundSequence int64
+	AfterSequence  int64
 }
 
-// parsePageParams validates limit, before_sequence and include_internal as
+// parsePageParams validates limit, before_sequence, around_sequence,
+// after_sequence and include_internal as
 // docs/protocol.md §3 says. An empty value counts as absent, so a client
 // that always writes every key (`?limit=50&before_sequence=`) still works.
 func parsePageParams(q url.Values) (pageParams, error) {
@@ -29,6 +33,21 @@ func parsePageParams(q url.Values) (pageParams, error) {
 			return p, synccore.Errorf(synccore.CodeBadRequest, "before_sequence must be a positive integer, got %q", v)
 		}
 		p.BeforeSequence = n
+	}
+	for _, c := range []struct {
+		name string
+		dst  *int64
+	}{{"around_sequence", &p.AroundSequence}, {"after_sequence", &p.AfterSequence}} {
+		if v := q.Get(c.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return p, synccore.Errorf(synccore.CodeBadRequest, "%s must be a positive integer, got %q", c.name, v)
+			}
+			*c.dst = n
+		}
+	}
+	if (p.BeforeSequence > 0 && p.AroundSequence > 0) || (p.BeforeSequence > 0 && p.AfterSequence > 0) || (p.AroundSequence > 0 && p.AfterSequence > 0) {
+		return p, synccore.Errorf(synccore.CodeBadRequest, "before_sequence, around_sequence and after_sequence exclude one another")
 	}
 	if v := q.Get("include_internal"); v != "" {
 		switch v {

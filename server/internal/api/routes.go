@@ -25,6 +25,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	mux.HandleFunc("GET /v1/sessions/{id}/members", endpoint(a.can(levelRead, a.listMembers)))
 	mux.HandleFunc("PUT /v1/sessions/{id}/members/{principal}", endpoint(a.can(levelOwn, a.putMember)))
 	mux.HandleFunc("DELETE /v1/sessions/{id}/members/{principal}", endpoint(a.can(levelOwn, a.deleteMember)))
+	mux.HandleFunc("GET /v1/search", endpoint(a.personal(a.search)))
 	// A fork is a new session, served by the node that makes it: it reads
 	// only the parent's done prefix, so it is not one of the parent's
 	// writes.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/agentsync/agentsync/server/store/storetest"
@@ -26,4 +27,37 @@ func BenchmarkBaselineSelect1(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+var searchFixture struct {
+	once sync.Once
+	url  string
+	err  error
+}
+
+// BenchmarkSearch searches the 100,000-message search fixture
+// (storetest.BenchSearch) on the throwaway cluster: p50 and p99 of one
+// page of 20 hits.
+func BenchmarkSearch(b *testing.B) {
+	searchFixture.once.Do(func() {
+		searchFixture.url, searchFixture.err = cluster.CreateDatabase(context.Background())
+		if searchFixture.err != nil {
+			return
+		}
+		s, err := Open(context.Background(), searchFixture.url, Options{Logger: quietLogger()})
+		if err != nil {
+			searchFixture.err = err
+			return
+		}
+		storetest.BuildSearchFixture(b, s)
+		if _, err := s.pool.Exec(context.Background(), `ANALYZE`); err != nil {
+			searchFixture.err = err
+		}
+		s.Close()
+	})
+	if searchFixture.err != nil {
+		b.Fatal(searchFixture.err)
+	}
+	s := openAt(b, searchFixture.url)
+	storetest.BenchSearch(b, s)
 }

@@ -93,6 +93,9 @@ type batchSender interface {
 type storedMessage struct {
 	header store.Header
 	parts  map[string]int64 // sequence by part id, of the parts the batch gives
+	// texts are the stored parts by sequence (type and text only), read
+	// for a message the batch closes: its search text (search.go).
+	texts map[int64]synccore.Part
 }
 
 // readForCommit locks the session (declaring the transaction's lease
@@ -131,6 +134,12 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 			FROM messages m JOIN sessions s ON s.sid = m.sid
 			WHERE s.session_id = $1 AND m.message_id = $2`, sessionID, id, partIDs[id])
 	}
+	// The stored parts of each message the batch may close, for its
+	// search text.
+	closing := closingIDs(msgs)
+	for _, id := range closing {
+		batch.Queue(storedTextsSQL, sessionID, id)
+	}
 	results := c.SendBatch(ctx, &batch)
 	defer results.Close()
 	if begin {
@@ -164,6 +173,15 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 			sm.parts[id] = seqs[j]
 		}
 		stored[id] = sm
+	}
+	for _, id := range closing {
+		texts, err := scanStoredTexts(results)
+		if err != nil {
+			return sess, nil, err
+		}
+		if sm := stored[id]; sm != nil {
+			sm.texts = texts
+		}
 	}
 	return sess, stored, results.Close()
 }
@@ -218,6 +236,13 @@ func queueMessage(batch *pgx.Batch, sess *sessionRow, sessionID string, m *syncc
 				ON CONFLICT (sid, msg_sequence, sequence) DO UPDATE SET body = excluded.body`,
 			sess.sid, m.Sequence, p.Sequence, p.PartID, body)
 		old.parts[p.PartID] = p.Sequence
+		if old.texts == nil {
+			old.texts = map[int64]synccore.Part{}
+		}
+		old.texts[p.Sequence] = synccore.Part{Sequence: p.Sequence, Type: p.Type, Text: p.Text}
+	}
+	if store.Indexed(m) && !(found && old.header.Done()) {
+		queueIndex(batch, sess.sid, m.Sequence, old.texts)
 	}
 	// A later message of the batch with the same id is checked against
 	// this one, as it would be had this one been written already.

@@ -192,6 +192,8 @@ var migrations = []string{
 		created_at bigint NOT NULL,
 		PRIMARY KEY (session_id, principal)
 	);`,
+	// 4: search (search.go).
+	searchMigration,
 }
 
 // migrationLock is the advisory lock key that serialises migrations of
@@ -231,6 +233,11 @@ func migrateOne(ctx context.Context, conn *pgx.Conn) (applied bool, err error) {
 		}
 		if _, err := tx.Exec(ctx, migrations[version]); err != nil {
 			return fmt.Errorf("migration %d: %w", version+1, err)
+		}
+		if migrations[version] == searchMigration {
+			if err := backfillSearch(ctx, tx); err != nil {
+				return fmt.Errorf("migration %d: %w", version+1, err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM schema_version`); err != nil {
 			return err

@@ -158,6 +158,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 			}
 			for _, q := range []string{
 				`DELETE FROM summaries WHERE sid = $1`,
+				`DELETE FROM search_docs WHERE sid = $1`,
 				`DELETE FROM parts WHERE sid = $1`,
 				`DELETE FROM messages WHERE sid = $1`,
 				`DELETE FROM sessions WHERE sid = $1`,

@@ -63,6 +63,9 @@ func TestMain(m *testing.M) {
 	if fixture.dir != "" {
 		os.RemoveAll(fixture.dir)
 	}
+	for _, dir := range fixtureDirs {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 
@@ -410,3 +413,42 @@ func sqlPage(ctx context.Context, db *sql.DB, codec *partCodec, sid, before int6
 }
 
 var benchReadConns = 4
+
+// fixtureDirs are other fixtures' directories, removed after the run.
+var fixtureDirs []string
+
+var searchFixture struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BenchmarkSearch searches the 100,000-message search fixture
+// (storetest.BenchSearch): p50 and p99 of one page of 20 hits.
+func BenchmarkSearch(b *testing.B) {
+	searchFixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "store-search-bench-")
+		if err != nil {
+			searchFixture.err = err
+			return
+		}
+		searchFixture.path = filepath.Join(dir, "search.db")
+		s, err := Open(context.Background(), searchFixture.path, Options{Logger: quietLogger()})
+		if err != nil {
+			searchFixture.err = err
+			return
+		}
+		storetest.BuildSearchFixture(b, s)
+		searchFixture.err = s.Close()
+		fixtureDirs = append(fixtureDirs, dir)
+	})
+	if searchFixture.err != nil {
+		b.Fatal(searchFixture.err)
+	}
+	s, err := Open(context.Background(), searchFixture.path, Options{ReadConns: benchReadConns, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchSearch(b, s)
+}

@@ -90,14 +90,23 @@ func commitMessage(c *conn, sess *sessionRow, sessionID string, m *synccore.Mess
 		if m.Visibility == synccore.VisibilityVisible {
 			sess.visibleCount++
 		}
-		return writeParts(c, sess.sid, m)
+		if err := writeParts(c, sess.sid, m); err != nil {
+			return err
+		}
+		return indexMessage(c, sess.sid, m)
 	}
 	if err := c.exec(`UPDATE messages SET revision = ?, state = ?, turn_id = ?, part_count = ?
 			WHERE sid = ? AND sequence = ?`,
 		m.Revision, string(m.State), m.TurnID, count, sess.sid, old.Sequence); err != nil {
 		return err
 	}
-	return writeParts(c, sess.sid, m)
+	if err := writeParts(c, sess.sid, m); err != nil {
+		return err
+	}
+	if old.Done() {
+		return nil // indexed when it became done
+	}
+	return indexMessage(c, sess.sid, m)
 }
 
 func lookupHeader(c *conn, sid int64, messageID string) (store.Header, bool, error) {

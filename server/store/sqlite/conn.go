@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
 // busyTimeout bounds how long a connection waits for a lock. Set explicitly:
@@ -36,6 +37,12 @@ func openConn(path string, reader bool) (*conn, error) {
 	if err := db.BusyTimeout(busyTimeout); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: busy_timeout: %w", err)
+	}
+	// FTS5 is an extension of this build: each connection registers it
+	// (search.go).
+	if err := fts5.Register(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: fts5: %w", err)
 	}
 	// The query planner's stability guarantee: a plan never depends on the
 	// values bound. Without it, a statement planned with sqlite_stat4 and

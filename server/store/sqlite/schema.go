@@ -121,6 +121,8 @@ var migrations = []string{
 		created_at INTEGER NOT NULL,
 		PRIMARY KEY (session_id, principal)
 	) WITHOUT ROWID;`,
+	// 8: search (search.go).
+	searchMigration,
 }
 
 // migrate brings the schema up to date. It is idempotent: a reopened store
@@ -163,6 +165,11 @@ func migrateOne(c *conn) (applied bool, err error) {
 	}
 	if err := c.db.Exec(migrations[version]); err != nil {
 		return false, fmt.Errorf("store: migration %d: %w", version+1, err)
+	}
+	if migrations[version] == searchMigration {
+		if err := backfillSearch(c); err != nil {
+			return false, fmt.Errorf("store: migration %d: %w", version+1, err)
+		}
 	}
 	if err := c.db.Exec(`DELETE FROM schema_version`); err != nil {
 		return false, fmt.Errorf("store: migration %d: %w", version+1, err)

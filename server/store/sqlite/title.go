@@ -59,6 +59,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 			}
 			for _, q := range []string{
 				`DELETE FROM summaries WHERE sid = ?`,
+				`DELETE FROM search_docs WHERE sid = ?`,
 				`DELETE FROM parts WHERE sid = ?`,
 				`DELETE FROM messages WHERE sid = ?`,
 				`DELETE FROM sessions WHERE sid = ?`,

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"Members", testMembers},
 	}
 	tests = append(tests, forkSuite...)
+	tests = append(tests, searchSuite...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

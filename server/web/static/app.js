@@ -12,6 +12,7 @@ import { el, setText, toggle, plural } from './util.js';
 import { icon } from './icons.js';
 import { sliceStats } from './markdown.js';
 import { Attachments } from './attachments.js';
+import { mountSearch } from './search.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -832,6 +833,7 @@ function route() {
   open(id);
 }
 
+mountSearch({ root: $('search'), base, token, open: (id) => { location.hash = encodeURIComponent(id); }, current: () => current?.session ?? null });
 window.addEventListener('hashchange', route);
 window.addEventListener('focus', () => sessions.refresh());
 window.__agentsync = { session: null, stats, toast };
