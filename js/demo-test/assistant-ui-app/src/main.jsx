@@ -1,0 +1,124 @@
+// An assistant-ui Thread (its primitives, as the shadcn Thread composes
+// them) on an agentsync session: ?server=URL&session=ID.
+import { StrictMode, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import {
+  ActionBarPrimitive,
+  AssistantRuntimeProvider,
+  BranchPickerPrimitive,
+  ComposerPrimitive,
+  MessagePrimitive,
+  ThreadPrimitive,
+} from '@assistant-ui/react';
+import { connect } from '@agentsync/client';
+import { useAgentsyncRuntime } from '@agentsync/client/assistant-ui';
+
+const params = new URLSearchParams(location.search);
+
+const Text = ({ text }) => <p className="part" data-type="text">{text}</p>;
+const Reasoning = ({ text }) => <p className="part" data-type="reasoning">{text}</p>;
+
+// One tool UI for every tool: its name, an approval card while the call
+// waits for one, its result.
+function Tool({ toolName, result, approval, respondToApproval }) {
+  const waiting = approval && approval.approved === undefined && !approval.resolution;
+  const decided = approval ? (waiting ? 'pending' : approval.resolution ?? (approval.approved ? 'approved' : 'denied')) : '';
+  return (
+    <div className="part" data-type="tool" data-tool={toolName} data-approval={decided}>
+      <b>{toolName}</b>
+      {waiting && (
+        <span className="approval-card">
+          <button data-approve onClick={() => respondToApproval({ approved: true })}>Approve</button>
+          <button data-deny onClick={() => respondToApproval({ approved: false })}>Deny</button>
+        </span>
+      )}
+      {result !== undefined && <pre className="result">{JSON.stringify(result)}</pre>}
+    </div>
+  );
+}
+
+const parts = { Text, Reasoning, tools: { Fallback: Tool } };
+
+const BranchPicker = () => (
+  <BranchPickerPrimitive.Root className="branch-picker">
+    <BranchPickerPrimitive.Previous className="prev">‹</BranchPickerPrimitive.Previous>
+    <span className="branch-number"><BranchPickerPrimitive.Number /></span>/<span className="branch-count"><BranchPickerPrimitive.Count /></span>
+    <BranchPickerPrimitive.Next className="next">›</BranchPickerPrimitive.Next>
+  </BranchPickerPrimitive.Root>
+);
+
+const UserMessage = () => (
+  <MessagePrimitive.Root className="msg" data-role="user">
+    <MessagePrimitive.Parts components={parts} />
+    <ActionBarPrimitive.Root autohide="never">
+      <ActionBarPrimitive.Edit className="edit">Edit</ActionBarPrimitive.Edit>
+    </ActionBarPrimitive.Root>
+    <BranchPicker />
+  </MessagePrimitive.Root>
+);
+
+const AssistantMessage = () => (
+  <MessagePrimitive.Root className="msg" data-role="assistant">
+    <MessagePrimitive.Parts components={parts} />
+    <ActionBarPrimitive.Root autohide="never" hideWhenRunning>
+      <ActionBarPrimitive.Reload className="reload">Regenerate</ActionBarPrimitive.Reload>
+    </ActionBarPrimitive.Root>
+    <BranchPicker />
+  </MessagePrimitive.Root>
+);
+
+const EditComposer = () => (
+  <ComposerPrimitive.Root className="edit-composer">
+    <ComposerPrimitive.Input className="edit-input" />
+    <ComposerPrimitive.Cancel className="edit-cancel">Cancel</ComposerPrimitive.Cancel>
+    <ComposerPrimitive.Send className="edit-send">Save</ComposerPrimitive.Send>
+  </ComposerPrimitive.Root>
+);
+
+const Thread = () => (
+  <ThreadPrimitive.Root className="thread">
+    <ThreadPrimitive.Viewport id="messages">
+      <ThreadPrimitive.Messages components={{ UserMessage, AssistantMessage, EditComposer }} />
+    </ThreadPrimitive.Viewport>
+    <ComposerPrimitive.Root className="composer">
+      <ComposerPrimitive.Input id="draft" />
+      <ComposerPrimitive.Send id="send">Send</ComposerPrimitive.Send>
+      <ComposerPrimitive.Cancel id="stop">Stop</ComposerPrimitive.Cancel>
+    </ComposerPrimitive.Root>
+  </ThreadPrimitive.Root>
+);
+
+function App() {
+  const [session, setSession] = useState(null);
+  useEffect(() => {
+    let closed = false;
+    let s;
+    connect({ url: params.get('server'), sessionId: params.get('session') }).then((c) => {
+      if (closed) return c.close();
+      s = c;
+      window.agentsyncSession = c;
+      setSession(c);
+    });
+    return () => {
+      closed = true;
+      s?.close();
+    };
+  }, []);
+  const runtime = useAgentsyncRuntime(session, {
+    onSessionChange: (s) => {
+      window.agentsyncSession = s;
+    },
+    onError: (err) => console.error('agentsync:', err?.code, err?.message),
+  });
+  return (
+    <AssistantRuntimeProvider runtime={runtime}>
+      <Thread />
+    </AssistantRuntimeProvider>
+  );
+}
+
+createRoot(document.getElementById('root')).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
