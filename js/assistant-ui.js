@@ -65,9 +65,10 @@ export function toThreadMessageLike(message) {
 function statusOf(message) {
   if (pendingInteraction(message)) return { type: 'requires-action', reason: 'tool-calls' };
   if (message.state === 'streaming') return { type: 'running' };
+  // A stop ends the turn with an error part too: the stop comes first.
+  if (message.parts.some((p) => p.type === 'action' && p.action_type === ActionStop)) return { type: 'incomplete', reason: 'cancelled' };
   const error = message.parts.find((p) => p.type === 'error' && p.scope !== 'step');
   if (error) return { type: 'incomplete', reason: 'error', error: error.message };
-  if (message.parts.some((p) => p.type === 'action' && p.action_type === ActionStop)) return { type: 'incomplete', reason: 'cancelled' };
   return { type: 'complete', reason: 'stop' };
 }
 
