@@ -1,6 +1,6 @@
 // @agentsync/client/assistant-ui as a new user gets it: the packed package
 // installed into a Vite + React app (js/demo-test/assistant-ui-app, its own
-// lockfile, the real @assistant-ui/react from npm), built, served from
+// lockfile, the real @assistant-ui/react from npm), type-checked, built, served from
 // another origin than the reference server, and driven in headless
 // Chromium. assistant-ui's Thread (its primitives) on a real session:
 // streaming text shows as it streams, an approval card is approved from
@@ -41,6 +41,9 @@ before(async () => {
   const tarball = path.join(tmp, (await readdir(tmp)).find((f) => f.endsWith('.tgz')));
   await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', tarball], appDir);
   dist = path.join(tmp, 'dist');
+  // The app is TypeScript (strict, the libraries' declarations checked):
+  // assistant-ui.d.ts must fit the real @assistant-ui/react.
+  await run('npx', ['tsc', '--noEmit', '-p', '.'], appDir);
   await run('npx', ['vite', 'build', '--outDir', dist, '--emptyOutDir'], appDir);
 }, { timeout: 10 * 60 * 1000 });
 

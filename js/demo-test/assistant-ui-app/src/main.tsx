@@ -10,17 +10,24 @@ import {
   MessagePrimitive,
   ThreadPrimitive,
 } from '@assistant-ui/react';
-import { connect } from '@agentsync/client';
+import type { ReasoningMessagePartComponent, TextMessagePartComponent, ToolCallMessagePartComponent } from '@assistant-ui/react';
+import { connect, type Session } from '@agentsync/client';
 import { useAgentsyncRuntime } from '@agentsync/client/assistant-ui';
+
+declare global {
+  interface Window {
+    agentsyncSession?: Session;
+  }
+}
 
 const params = new URLSearchParams(location.search);
 
-const Text = ({ text }) => <p className="part" data-type="text">{text}</p>;
-const Reasoning = ({ text }) => <p className="part" data-type="reasoning">{text}</p>;
+const Text: TextMessagePartComponent = ({ text }) => <p className="part" data-type="text">{text}</p>;
+const Reasoning: ReasoningMessagePartComponent = ({ text }) => <p className="part" data-type="reasoning">{text}</p>;
 
 // One tool UI for every tool: its name, an approval card while the call
 // waits for one, its result.
-function Tool({ toolName, result, approval, respondToApproval }) {
+const Tool: ToolCallMessagePartComponent = ({ toolName, result, approval, respondToApproval }) => {
   const waiting = approval && approval.approved === undefined && !approval.resolution;
   const decided = approval ? (waiting ? 'pending' : approval.resolution ?? (approval.approved ? 'approved' : 'denied')) : '';
   return (
@@ -35,7 +42,7 @@ function Tool({ toolName, result, approval, respondToApproval }) {
       {result !== undefined && <pre className="result">{JSON.stringify(result)}</pre>}
     </div>
   );
-}
+};
 
 const parts = { Text, Reasoning, tools: { Fallback: Tool } };
 
@@ -89,11 +96,11 @@ const Thread = () => (
 );
 
 function App() {
-  const [session, setSession] = useState(null);
+  const [session, setSession] = useState<Session | null>(null);
   useEffect(() => {
     let closed = false;
-    let s;
-    connect({ url: params.get('server'), sessionId: params.get('session') }).then((c) => {
+    let s: Session | undefined;
+    connect({ url: params.get('server') ?? '', sessionId: params.get('session') ?? '' }).then((c) => {
       if (closed) return c.close();
       s = c;
       window.agentsyncSession = c;
@@ -108,7 +115,7 @@ function App() {
     onSessionChange: (s) => {
       window.agentsyncSession = s;
     },
-    onError: (err) => console.error('agentsync:', err?.code, err?.message),
+    onError: (err) => console.error('agentsync:', err),
   });
   return (
     <AssistantRuntimeProvider runtime={runtime}>
@@ -117,7 +124,7 @@ function App() {
   );
 }
 
-createRoot(document.getElementById('root')).render(
+createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />
   </StrictMode>,
