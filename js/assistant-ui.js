@@ -391,8 +391,7 @@ export function useAgentsyncRuntime(session, opts = {}) {
     return m.sequence;
   };
 
-  const tail = lastVisible(view);
-  const isRunning = !!tail && (tail.role === 'user' || (tail.state === 'streaming' && !pendingInteraction(tail)));
+  const isRunning = running(view);
 
   return useExternalStoreRuntime({
     messageRepository: repository,
@@ -464,9 +463,22 @@ export function useAgentsyncRuntime(session, opts = {}) {
   });
 }
 
-function lastVisible(view) {
-  for (let i = view.messages.length - 1; i >= 0; i--) {
-    if (view.messages[i].visibility !== 'internal') return view.messages[i];
+// Whether a turn runs with nothing to answer: an agent message streams
+// (the last, or one a steer came after), or the last user message waits
+// for its turn's message (a steer read by a turn that ended does not).
+function running(view) {
+  const msgs = view.messages;
+  let tail;
+  for (let i = msgs.length - 1; i >= 0 && i >= msgs.length - 50; i--) {
+    const m = msgs[i];
+    if (m.visibility === 'internal') continue;
+    tail ??= m;
+    if (m.role === 'agent') {
+      if (m.state === 'streaming') return !pendingInteraction(m);
+      if (tail.role === 'user' && tail.turn_id && m.turn_id === tail.turn_id) return false;
+      if (m !== tail) break;
+    }
   }
-  return undefined;
+  if (!tail || tail.role !== 'user') return false;
+  return !msgs.some((m) => m.role === 'agent' && tail.turn_id && m.turn_id === tail.turn_id && m.state === 'done');
 }
