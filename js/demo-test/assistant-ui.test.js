@@ -5,7 +5,8 @@
 // Chromium. assistant-ui's Thread (its primitives) on a real session:
 // streaming text shows as it streams, an approval card is approved from
 // the tool UI, a user message is edited and a reply regenerated (forks of
-// the conversation tree), and the BranchPicker switches between versions.
+// the conversation tree), the BranchPicker switches between versions, and
+// an image attached in the composer is sent as a file part.
 // After each step the thread's text equals the server's path (GET
 // /v1/sessions/{id}/messages of the branch shown).
 
@@ -59,6 +60,7 @@ function shownThread(page) {
       role: row.dataset.role,
       text: [...row.querySelectorAll('.part[data-type="text"]')].map((p) => p.textContent).join(''),
       tools: [...row.querySelectorAll('.part[data-type="tool"]')].map((p) => p.dataset.tool),
+      images: [...row.querySelectorAll('.part[data-type="image"]')].map((p) => p.getAttribute('src')),
     })),
   );
 }
@@ -75,6 +77,7 @@ async function serverThread(url, sessionId) {
       role: m.role === 'user' ? 'user' : 'assistant',
       text: m.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''),
       tools: m.parts.filter((p) => p.type === 'tool').map((p) => p.tool_name),
+      images: m.parts.filter((p) => p.type === 'file' && p.media_type.startsWith('image/')).map((p) => p.url),
     })),
   };
 }
@@ -128,7 +131,7 @@ async function send(page, text) {
   await page.click('#send');
 }
 
-test('assistant-ui Thread on a session: streaming, an approval card, edit, regenerate, BranchPicker', { timeout: 5 * 60 * 1000 }, async (t) => {
+test('assistant-ui Thread on a session: streaming, an approval card, edit, regenerate, BranchPicker, an attached image', { timeout: 5 * 60 * 1000 }, async (t) => {
   const app = await serveDir(dist);
   const server = await startServer({ speed: '2ms', origins: app.url });
   const res = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
@@ -211,6 +214,16 @@ test('assistant-ui Thread on a session: streaming, an approval card, edit, regen
     const forward = await expectServerPath(page, server.url, 'the second version of the message');
     assert.ok([edited.sessionId, regenerated.sessionId].includes(forward.sessionId), `switched to ${forward.sessionId}`);
     await waitPicker(page, 2, '2/2');
+
+    // An image attached in the composer: a file part of the user message.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 30000 }), page.click('#attach')]);
+    await chooser.setFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await send(page, 'what is in this picture?');
+    const attached = await expectServerPath(page, server.url, 'a message with an image');
+    const asked = attached.thread.at(-2);
+    assert.equal(asked.text, 'what is in this picture?');
+    assert.deepEqual(asked.images, [`data:image/png;base64,${png.toString('base64')}`]);
   } catch (err) {
     err.message += `\npage logs:\n${logs.join('\n')}\nserver:\n${server.stderr()}`;
     throw err;

@@ -8,9 +8,10 @@ import {
   BranchPickerPrimitive,
   ComposerPrimitive,
   MessagePrimitive,
+  SimpleImageAttachmentAdapter,
   ThreadPrimitive,
 } from '@assistant-ui/react';
-import type { ReasoningMessagePartComponent, TextMessagePartComponent, ToolCallMessagePartComponent } from '@assistant-ui/react';
+import type { ImageMessagePartComponent, ReasoningMessagePartComponent, TextMessagePartComponent, ToolCallMessagePartComponent } from '@assistant-ui/react';
 import { connect, type Session } from '@agentsync/client';
 import { useAgentsyncRuntime } from '@agentsync/client/assistant-ui';
 
@@ -23,6 +24,7 @@ declare global {
 const params = new URLSearchParams(location.search);
 
 const Text: TextMessagePartComponent = ({ text }) => <p className="part" data-type="text">{text}</p>;
+const Image: ImageMessagePartComponent = ({ image, filename }) => <img className="part" data-type="image" src={image} alt={filename ?? ''} />;
 const Reasoning: ReasoningMessagePartComponent = ({ text }) => <p className="part" data-type="reasoning">{text}</p>;
 
 // One tool UI for every tool: its name, an approval card while the call
@@ -44,7 +46,9 @@ const Tool: ToolCallMessagePartComponent = ({ toolName, result, approval, respon
   );
 };
 
-const parts = { Text, Reasoning, tools: { Fallback: Tool } };
+const parts = { Text, Reasoning, Image, tools: { Fallback: Tool } };
+// Images attached in the composer go as file parts (data: URLs).
+const adapters = { attachments: new SimpleImageAttachmentAdapter() };
 
 const BranchPicker = () => (
   <BranchPickerPrimitive.Root className="branch-picker">
@@ -88,6 +92,7 @@ const Thread = () => (
       <ThreadPrimitive.Messages components={{ UserMessage, AssistantMessage, EditComposer }} />
     </ThreadPrimitive.Viewport>
     <ComposerPrimitive.Root className="composer">
+      <ComposerPrimitive.AddAttachment id="attach">Attach</ComposerPrimitive.AddAttachment>
       <ComposerPrimitive.Input id="draft" />
       <ComposerPrimitive.Send id="send">Send</ComposerPrimitive.Send>
       <ComposerPrimitive.Cancel id="stop">Stop</ComposerPrimitive.Cancel>
@@ -112,6 +117,7 @@ function App() {
     };
   }, []);
   const runtime = useAgentsyncRuntime(session, {
+    adapters,
     onSessionChange: (s) => {
       window.agentsyncSession = s;
     },
