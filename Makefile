@@ -56,8 +56,11 @@ test-go:
 	$(GO) test -count=1 -timeout 20m $(PLAIN_PKGS)
 
 # test-js also packs js/ into the Vite + React app of examples/vite-react
-# (js/test/vite-app.test.js), so that app's packages are needed too.
-test-js: js/node_modules examples/vite-react/node_modules vendor-web-check
+# (js/test/vite-app.test.js) and the assistant-ui app of
+# js/demo-test/assistant-ui-app (js/demo-test/assistant-ui.test.js), so
+# those apps' packages are needed too.
+AUI_APP := js/demo-test/assistant-ui-app
+test-js: js/node_modules examples/vite-react/node_modules $(AUI_APP)/node_modules vendor-web-check
 	cd js && npm test
 
 ## vendor-web: copy the demo page's pinned browser libraries (markdown, sanitizer, highlighter) into server/web/static/vendor
@@ -81,6 +84,10 @@ examples/vite-react/node_modules: examples/vite-react/package.json
 	cd examples/vite-react && npm ci --no-audit --no-fund
 	touch examples/vite-react/node_modules
 
+$(AUI_APP)/node_modules: $(AUI_APP)/package.json
+	cd $(AUI_APP) && npm ci --no-audit --no-fund
+	touch $(AUI_APP)/node_modules
+
 ## bench: every benchmark, one table with the baseline each is compared against
 bench:
 	bash .ci/postgres.sh
@@ -93,4 +100,4 @@ fuzz:
 	$(GO) test ./synccore -run '^$$' -fuzz FuzzCodecMatchesLibrary -fuzztime 60s
 
 clean:
-	rm -rf data js/node_modules .tools examples/vite-react/node_modules $(VENDOR_SRC)/node_modules
+	rm -rf data js/node_modules .tools examples/vite-react/node_modules $(AUI_APP)/node_modules $(VENDOR_SRC)/node_modules
