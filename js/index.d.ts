@@ -487,6 +487,19 @@ export declare class Session {
    * has `count` and the path takes the `index`-th (protocol §4.6).
    */
   on(type: 'alternatives', fn: (e: BranchCount) => void): () => void;
+  /**
+   * Who follows the session now (every subscription that asked for
+   * signals, per principal, across nodes) and who is typing (protocol
+   * §4.6); the same list is in `session.presence`.
+   */
+  on(type: 'presence', fn: (viewers: Viewer[]) => void): () => void;
+  /** The last presence signal's viewers ([] until one came). */
+  readonly presence: Viewer[];
+  /**
+   * Tells the other viewers this principal is typing (or stopped); it lapses
+   * on the server about 6 s after it was last said.
+   */
+  typing(typing?: boolean): Promise<void>;
   /** Reads one page straight from the server. */
   messages(params?: { limit?: number; before_sequence?: number; include_internal?: boolean }): Promise<MessagePage>;
   /**

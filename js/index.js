@@ -197,6 +197,8 @@ export class Session {
     this.log = opts.log ?? null;
 
     this.status = 'idle';
+    /** Who follows the session, as the last presence signal said: [{principal, connections, typing}]. */
+    this.presence = [];
     this.listeners = new Set();
     this.handlers = new Map();
     this.patcher = new ViewPatcher(this.sessionId, this.handlers, (id) => this.loop.unknownMessage(id));
@@ -344,7 +346,9 @@ export class Session {
    * message, parts: [{index, part, appended?}]}]}) or 'alternatives'
    * ({sequence, count, index}: position sequence of this session's path
    * now has count alternatives and the path takes the index-th; a signal,
-   * docs/protocol.md §4.6) events.
+   * docs/protocol.md §4.6) or 'presence' ([{principal, connections,
+   * typing}]: who follows the session now, also in session.presence)
+   * events.
    * @returns {() => void} off
    */
   on(type, fn) {
@@ -707,7 +711,23 @@ export class Session {
     }
     if (s?.signal === 'alternatives' && Number.isInteger(s.sequence) && Number.isInteger(s.count) && Number.isInteger(s.index)) {
       this._emit('alternatives', { sequence: s.sequence, count: s.count, index: s.index });
+    } else if (s?.signal === 'presence' && Array.isArray(s.viewers)) {
+      this.presence = s.viewers
+        .filter((v) => typeof v?.principal === 'string')
+        .map((v) => ({ principal: v.principal, connections: Number(v.connections) || 0, typing: v.typing === true }));
+      this._emit('presence', this.presence);
     }
+  }
+
+  /**
+   * Tells the session's other viewers that this principal is typing (or
+   * stopped): POST /v1/sessions/{id}/typing. It lapses on the server a few
+   * seconds after it was last said, so an app calls it again while the
+   * user keeps typing (at most every couple of seconds is plenty).
+   * @param {boolean} [typing]
+   */
+  async typing(typing = true) {
+    await this.http.json('POST', sessionPath(this.sessionId, '/typing'), { typing: !!typing });
   }
 
   // Calls the handlers of an event type; an error nobody hears is logged.

@@ -1,5 +1,5 @@
 // Declarations of @agentsync/client/react.
-import type { ApprovalResponse, BranchList, LocalView, Message, OutboxEntry, QuestionResponse, SendOptions, Session, SessionInfo, Status, UserPart } from './index.js';
+import type { ApprovalResponse, BranchList, LocalView, Message, OutboxEntry, QuestionResponse, SendOptions, Session, SessionInfo, Status, UserPart, Viewer } from './index.js';
 
 export interface SessionState {
   /** The same object until something changes; unchanged messages keep their identity. */
@@ -17,9 +17,12 @@ export interface SessionState {
    * Per position (a message's sequence) with more than one alternative:
    * how many, and which one (0-based) this path takes, for the ‹ index+1 /
    * count › arrows. Read beside the messages, never inside them; refreshed
-   * when the path grows or this hook forks.
+   * when the path grows or this hook forks, and by the subscription's
+   * alternatives signals in between.
    */
   alternatives: Readonly<Record<number, { count: number; index: number }>>;
+  /** Who follows the session now and who is typing (presence signals). */
+  presence: readonly Viewer[];
   /** Posts a user message: a string becomes one text part. */
   send(parts: string | UserPart[], opts?: SendOptions): Promise<Message>;
   /** Answers a pending interaction. */

@@ -10,6 +10,7 @@ import { EMPTY_VIEW as NO_SESSION_VIEW } from './empty-view.js';
 
 
 const noSession = () => Promise.reject(new AgentsyncError('closed', 'useSession: no session yet'));
+const NO_VIEWERS = Object.freeze([]);
 const NO_ALTERNATIVES = Object.freeze({});
 
 /**
@@ -66,6 +67,14 @@ export function useSession(session) {
     );
   }, [session]);
   const alternatives = alts.session === session ? alts.bySequence : NO_ALTERNATIVES;
+  // Who else follows the session and who is typing (presence signals).
+  const [presence, setPresence] = useState({ session: null, viewers: NO_VIEWERS });
+  useEffect(() => {
+    if (!session) return undefined;
+    setPresence({ session, viewers: session.presence });
+    return session.on('presence', (viewers) => setPresence({ session, viewers }));
+  }, [session]);
+  const viewers = presence.session === session ? presence.viewers : NO_VIEWERS;
 
   const calls = useMemo(() => {
     if (!session) {
@@ -92,7 +101,7 @@ export function useSession(session) {
   }, [session]);
   return useMemo(
     // view.cached, view.offline and the pending sends come with the view (cache.js).
-    () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, outbox: session ? session.outbox : [], ...calls }),
-    [view, calls, alternatives, session],
+    () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, presence: viewers, outbox: session ? session.outbox : [], ...calls }),
+    [view, calls, alternatives, viewers, session],
   );
 }

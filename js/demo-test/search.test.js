@@ -86,3 +86,34 @@ test('a search hit opens its session scrolled to the message, highlighted', asyn
     await context.close();
   }
 });
+
+// Presence, in the same server: two browser contexts (two devices) on one
+// session see each other as viewers, and one's typing shows in the other.
+test('two browsers on a session see each other, and who is typing', async () => {
+  const { session_id: sid } = await api('POST', '/v1/sessions', {});
+  const a = await server.browser.newContext({ viewport: { width: 1200, height: 820 } });
+  const b = await server.browser.newContext({ viewport: { width: 1200, height: 820 } });
+  try {
+    const pa = await a.newPage();
+    const pb = await b.newPage();
+    const errors = [watchErrors(pa), watchErrors(pb)];
+    for (const p of [pa, pb]) {
+      await p.goto(`${server.url}/#${sid}`);
+      await p.locator('[data-testid="status"][data-status="live"]').waitFor();
+    }
+    const avatar = (p) => p.locator('[data-testid="presence-avatar"]');
+    await pa.locator('[data-testid="presence-avatar"][data-connections="2"]').waitFor({ timeout: 20000 });
+    assert.equal(await avatar(pa).count(), 1);
+    await pb.getByTestId('input').pressSequentially('hel');
+    await pa.locator('[data-testid="typing"]:not([hidden])').waitFor({ timeout: 20000 });
+    assert.match(await pa.getByTestId('typing').textContent(), /another tab is typing/);
+    // The one typing does not see itself as news.
+    assert.equal(await pb.getByTestId('typing').isHidden(), true);
+    await b.close();
+    await pa.locator('[data-testid="presence-avatar"][data-connections="1"]').waitFor({ timeout: 20000 });
+    for (const e of errors) assert.deepEqual(e, []);
+  } finally {
+    await a.close();
+    await b.close().catch(() => {});
+  }
+});

@@ -130,3 +130,23 @@ async function waitUntil(cond, timeoutMs = 20000) {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test('presence: another tab on the session counts, and its typing is told', async (t) => {
+  const mine = await createSession(server.url, opts());
+  t.after(() => mine.close());
+  await mine.waitFor((v) => v.status === 'live');
+  const other = await connect({ url: server.url, sessionId: mine.sessionId, ...opts() });
+  t.after(() => other.close());
+  const seen = [];
+  t.after(mine.on('presence', (viewers) => seen.push(viewers)));
+  await waitUntil(() => mine.presence.length === 1 && mine.presence[0].connections === 2);
+  await other.typing(true);
+  await waitUntil(() => mine.presence[0]?.typing === true);
+  assert.deepEqual(mine.presence, [{ principal: '', connections: 2, typing: true }]);
+  await other.typing(false);
+  await waitUntil(() => mine.presence[0]?.typing === false);
+  other.close();
+  await waitUntil(() => mine.presence[0]?.connections === 1);
+  assert.ok(seen.length >= 3, `presence events: ${seen.length}`);
+  assert.equal(mine.view.status, 'live');
+});

@@ -13,6 +13,7 @@ import { icon } from './icons.js';
 import { sliceStats } from './markdown.js';
 import { Attachments } from './attachments.js';
 import { mountSearch } from './search.js';
+import { mountPresence } from './presence.js';
 
 const SCENARIOS = [
   ['help', 'scenario:help'],
@@ -91,6 +92,7 @@ function toast(text, kind = 'info') {
 
 // ---------------------------------------------------------------- state
 
+const presence = mountPresence({ avatars: $('presence'), typing: $('typing'), input: ui.input });
 let current = null; // {id, session, offs: [], view}
 let openGen = 0;
 // follow: the view sticks to the newest text. Only the reader's scrolling
@@ -233,6 +235,7 @@ async function open(id) {
     return;
   }
   current = { id, session, offs: [], view: null };
+  presence.follow(session);
   window.__agentsync = { session, sessionId: id, stats, toast, list: messages.stats, slices: sliceStats };
   follow = true;
   current.offs.push(
@@ -278,6 +281,7 @@ function warmWhenIdle(session) {
 function closeCurrent() {
   if (!current) return;
   for (const off of current.offs) off();
+  presence.follow(null);
   current.session.close();
   current = null;
   window.__agentsync = { session: null, stats, toast };
