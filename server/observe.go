@@ -89,10 +89,25 @@ func (t tracer) Start(ctx context.Context, name string) (context.Context, obs.Sp
 	return t.t.Start(ctx, name)
 }
 
+// TracePropagator is what a Tracer may also do (server/tracing's does):
+// carry a span's context in request headers (W3C traceparent), so that a
+// request forwarded to another node continues its trace there, and a
+// request's span continues its caller's.
+type TracePropagator = obs.Propagator
+
+// propagatingTracer is a tracer whose Tracer also propagates.
+type propagatingTracer struct {
+	tracer
+	obs.Propagator
+}
+
 // tracerOf is t for the internals; nil for nil.
 func tracerOf(t Tracer) obs.Tracer {
 	if t == nil {
 		return nil
+	}
+	if p, ok := t.(obs.Propagator); ok {
+		return propagatingTracer{tracer{t}, p}
 	}
 	return tracer{t}
 }

@@ -17,6 +17,7 @@ package tracing
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -112,6 +113,40 @@ func (s span) End(err error) {
 	}
 	s.s.End()
 }
+
+// Inject implements the server's trace propagation (a forwarded request
+// carries its caller's span as traceparent).
+func (t *Tracer) Inject(ctx context.Context, h http.Header) {
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
+}
+
+// Extract continues the trace h's traceparent names.
+func (t *Tracer) Extract(ctx context.Context, h http.Header) context.Context {
+	if h.Get("Traceparent") == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, propagation.HeaderCarrier(h))
+}
+
+// LogHandler adds the trace_id and span_id of the span in a record's
+// context to every record logged with one (slog's ...Context calls): a
+// turn's failures and a forward's are found in the logs from the trace,
+// and the trace from the logs.
+func LogHandler(h slog.Handler) slog.Handler { return logHandler{h} }
+
+type logHandler struct{ slog.Handler }
+
+func (l logHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return l.Handler.Handle(ctx, r)
+}
+
+func (l logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return logHandler{l.Handler.WithAttrs(as)}
+}
+func (l logHandler) WithGroup(name string) slog.Handler { return logHandler{l.Handler.WithGroup(name)} }
 
 // Handler continues the trace a request's W3C traceparent header names:
 // the server's span for the request becomes a child of the caller's.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -212,5 +214,32 @@ func TestTurnTrace(t *testing.T) {
 				t.Errorf("span %s attribute %s holds the session id", s.Name, a.Key)
 			}
 		}
+	}
+}
+
+// A record logged with the context of a span carries its trace and span
+// ids; one without a span carries neither.
+func TestLogHandlerAddsTraceIDs(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(tracing.LogHandler(slog.NewJSONHandler(&buf, nil))).With("node", "a")
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	ctx, span := tracing.New(tp).Start(context.Background(), "turn")
+	log.WarnContext(ctx, "turn failed")
+	span.End(nil)
+	log.Warn("no span")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines: %q", len(lines), buf.String())
+	}
+	var with, without map[string]any
+	if json.Unmarshal([]byte(lines[0]), &with) != nil || json.Unmarshal([]byte(lines[1]), &without) != nil {
+		t.Fatalf("not JSON: %q", buf.String())
+	}
+	if id, _ := with["trace_id"].(string); len(id) != 32 || with["span_id"] == nil || with["node"] != "a" {
+		t.Errorf("with a span: %v", with)
+	}
+	if _, ok := without["trace_id"]; ok {
+		t.Errorf("without a span: %v", without)
 	}
 }

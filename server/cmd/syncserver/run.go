@@ -145,6 +145,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var tracer server.Tracer
 	if tr != nil {
 		tracer = tr
+		log = slog.New(tracing.LogHandler(log.Handler())) // records carry trace_id
 		defer func() {
 			ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 			defer cancel()

@@ -48,7 +48,7 @@ func (a *api) writeElsewhere(w http.ResponseWriter, r *http.Request, err error, 
 	// A post keeps one key across the owner's retries (session/idempotent.go).
 	fr.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"},
 		"Idempotency-Key": {key}}
-	resp, err := a.fwd.Forward(r.Context(), oe.Node, a.forwardRequest(fr, data))
+	resp, err := a.forwardTraced(r.Context(), oe.Node, a.forwardRequest(fr, data))
 	switch {
 	case errors.Is(err, forward.ErrUnreachable) || errors.Is(err, forward.ErrTimeout) || (err == nil && resp.NotServed):
 		setRetryAfterLease(w, oe)

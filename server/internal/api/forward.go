@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/internal/forward"
+	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -73,7 +74,7 @@ func (a *api) forwarding(next http.HandlerFunc) http.HandlerFunc {
 			if r.Header.Get("Idempotency-Key") == "" {
 				r.Header.Set("Idempotency-Key", newForwardKey())
 			}
-			resp, err := a.fwd.Forward(r.Context(), oe.Node, a.forwardRequest(r, body.kept.Bytes()))
+			resp, err := a.forwardTraced(r.Context(), oe.Node, a.forwardRequest(r, body.kept.Bytes()))
 			switch {
 			case err == nil && (!resp.NotServed || attempt > 1):
 				a.obs.Forward("answered")
@@ -83,7 +84,7 @@ func (a *api) forwarding(next http.HandlerFunc) http.HandlerFunc {
 				a.obs.Forward("not_served")
 			case errors.Is(err, forward.ErrUnreachable) || errors.Is(err, forward.ErrTimeout):
 				a.obs.Forward("unreachable")
-				a.log.Warn("forward failed", "session_id", oe.SessionID, "owner", oe.Node, "attempt", attempt, "err", err)
+				a.log.WarnContext(r.Context(), "forward failed", "session_id", oe.SessionID, "owner", oe.Node, "attempt", attempt, "err", err)
 				if attempt > 1 || !a.awaitLapse(r.Context(), oe) {
 					a.writeUnreachable(w, r, oe)
 					return
@@ -130,6 +131,28 @@ func (a *api) writeUnreachable(w http.ResponseWriter, r *http.Request, oe *sessi
 // seen, has expired (at least 1 s).
 func setRetryAfterLease(w http.ResponseWriter, oe *session.OwnedElsewhere) {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(oe.Expires).Seconds()+0.999))))
+}
+
+// forwardTraced forwards req to node under a "forward" span, the owner's
+// span for the request its child (the traceparent the request carries).
+func (a *api) forwardTraced(ctx context.Context, node string, req *forward.Request) (*forward.Response, error) {
+	if a.tracer == nil {
+		return a.fwd.Forward(ctx, node, req)
+	}
+	ctx, span := a.tracer.Start(ctx, "forward")
+	span.SetString("agentsync.node", node)
+	if p, ok := a.tracer.(obs.Propagator); ok {
+		h := http.Header{}
+		p.Inject(ctx, h)
+		for _, k := range []string{"Traceparent", "Tracestate"} {
+			if v := h.Get(k); v != "" {
+				req.Header[k] = v
+			}
+		}
+	}
+	resp, err := a.fwd.Forward(ctx, node, req)
+	span.End(err)
+	return resp, err
 }
 
 // forwardRequest is r as the owner runs it.
@@ -190,8 +213,23 @@ func (h *Handler) ServeForward(ctx context.Context, req *forward.Request) *forwa
 	}
 	rt := &routing{forwarded: true}
 	ctx = context.WithValue(context.WithValue(ctx, principalKey{}, req.Principal), routingKey{}, rt)
+	// The forwarding node's trace goes on here: a span for the request,
+	// a child of its "forward" span.
+	var span obs.Span
+	if a.tracer != nil {
+		if p, ok := a.tracer.(obs.Propagator); ok {
+			ctx = p.Extract(ctx, r.Header)
+		}
+		ctx, span = a.tracer.Start(ctx, "forwarded "+req.Method)
+		span.SetString("agentsync.from_node", req.From)
+	}
 	a.writes.ServeHTTP(rec, r.WithContext(ctx))
-	return rec.response(rt.elsewhere != nil)
+	resp := rec.response(rt.elsewhere != nil)
+	if span != nil {
+		span.SetInt("http.response.status_code", int64(resp.Status))
+		span.End(nil)
+	}
+	return resp
 }
 
 // recorder is the http.ResponseWriter of a forwarded request: the answer

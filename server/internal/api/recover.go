@@ -2,7 +2,6 @@ package api
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -62,8 +61,11 @@ func (a *api) observed(next http.Handler) http.Handler {
 		began := time.Now()
 		var span obs.Span
 		if a.tracer != nil {
-			var ctx context.Context
-			ctx, span = a.tracer.Start(r.Context(), r.Method)
+			ctx := r.Context()
+			if p, ok := a.tracer.(obs.Propagator); ok {
+				ctx = p.Extract(ctx, r.Header) // the caller's traceparent
+			}
+			ctx, span = a.tracer.Start(ctx, r.Method)
 			r = r.WithContext(ctx)
 		}
 		defer func() {

@@ -10,7 +10,7 @@ import (
 // owner's answer (encodings) or its effect (the idempotency key). Others
 // (Authorization, Origin, cookies) were checked by the receiving node and
 // stay there.
-var Headers = []string{"Content-Type", "Accept", "Idempotency-Key"}
+var Headers = []string{"Content-Type", "Accept", "Idempotency-Key", "Traceparent", "Tracestate"}
 
 // AnswerHeaders are the response headers the owner's answer keeps on its
 // way back to the client.

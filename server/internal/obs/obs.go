@@ -8,6 +8,7 @@ package obs
 
 import (
 	"context"
+	"net/http"
 	"path"
 	"reflect"
 	"time"
@@ -97,6 +98,16 @@ type Tracer interface {
 	// Start begins a span named name, a child of ctx's span if it has
 	// one, and returns ctx carrying it.
 	Start(ctx context.Context, name string) (context.Context, Span)
+}
+
+// Propagator is what a Tracer may also do: carry a span's context in
+// request headers (W3C traceparent), so that a request forwarded to
+// another node continues the trace there.
+type Propagator interface {
+	// Inject writes ctx's span context into h.
+	Inject(ctx context.Context, h http.Header)
+	// Extract returns ctx with the span context h names, if any.
+	Extract(ctx context.Context, h http.Header) context.Context
 }
 
 // Span is one span Tracer.Start began.

@@ -156,18 +156,22 @@ func (s *live) dropLease() {
 // took the session back at a newer epoch (the new epoch's recovery closed
 // what the old turn left). A refusal is store.ErrLeaseLost. Caller holds
 // s.mu.
-func (s *live) commitUnder(ctx context.Context, o *cluster.Ownership, batch []synccore.Message) error {
-	if s.m.keeper == nil {
-		began := time.Now()
-		err := s.m.store.Commit(ctx, s.id, batch)
-		s.m.obs.Commit(s.m.storeName, time.Since(began), err == nil)
-		return err
-	}
-	if o == nil || o != s.own {
+func (s *live) commitUnder(ctx context.Context, o *cluster.Ownership, batch []synccore.Message) (err error) {
+	if s.m.keeper != nil && (o == nil || o != s.own) {
 		return fmt.Errorf("session %q: node %q no longer serves it under this lease: %w", s.id, s.m.node, store.ErrLeaseLost)
 	}
+	ctx, span := s.m.startSpan(ctx, "commit")
+	if span != nil {
+		span.SetString("agentsync.store", s.m.storeName)
+		span.SetInt("agentsync.messages", int64(len(batch)))
+		defer func() { span.End(err) }()
+	}
 	began := time.Now()
-	err := o.Commit(ctx, batch)
+	if s.m.keeper == nil {
+		err = s.m.store.Commit(ctx, s.id, batch)
+	} else {
+		err = o.Commit(ctx, batch)
+	}
 	s.m.obs.Commit(s.m.storeName, time.Since(began), err == nil)
 	return err
 }

@@ -104,7 +104,9 @@ func (s *live) runTurn(t *turn) {
 // turnLoop runs steps until the model stops with nothing left to answer.
 // A nil return means the message was closed normally by the last step.
 func (s *live) turnLoop(t *turn) error {
-	ctx := s.m.base // commits must not fail because the turn was cancelled
+	// Commits must not fail because the turn was cancelled; they are the
+	// turn's spans still (WithoutCancel keeps its values).
+	ctx := context.WithoutCancel(t.ctx)
 	for n := 1; ; n++ {
 		if err := t.ctx.Err(); err != nil {
 			return context.Cause(t.ctx)
@@ -273,7 +275,7 @@ func (s *live) endTurn(t *turn, err error) {
 		}
 		msg, cerr := s.commitNewUnder(ctx, t.own, singlePartMessage(t.id, part))
 		if cerr != nil {
-			s.log.Error("commit the message that ends the turn", "turn_id", t.id, "err", cerr)
+			s.log.ErrorContext(t.ctx, "commit the message that ends the turn", "turn_id", t.id, "err", cerr)
 			return
 		}
 		t.final = msg
@@ -301,7 +303,7 @@ func (s *live) endTurn(t *turn, err error) {
 		// The row stays streaming: closed later under the turn's lease,
 		// or by the next owner's recovery (epoch.go); on one node, by
 		// recovery on the next start.
-		s.log.Error("close agent message", "turn_id", t.id, "err", cerr)
+		s.log.ErrorContext(t.ctx, "close agent message", "turn_id", t.id, "err", cerr)
 		s.closeLater(t, a)
 		return
 	}
@@ -326,7 +328,7 @@ func (s *live) turnErrorPart(t *turn, err error) synccore.Part {
 	case errors.As(err, &se):
 		ep.Code, ep.Message = se.Code, se.Message
 	}
-	s.log.Warn("turn failed", "turn_id", t.id, "err", err)
+	s.log.WarnContext(t.ctx, "turn failed", "turn_id", t.id, "err", err)
 	return ep
 }
 
@@ -339,7 +341,7 @@ func (s *live) answerUnread(t *turn, err error) {
 	if err == nil || errors.Is(err, errShutdown) || s.closing || s.turn != nil || t.lastUserSeq <= max(t.seen, t.startSeq) {
 		return
 	}
-	s.log.Info("answering a message the ended turn never read", "turn_id", t.id, "sequence", t.lastUserSeq)
+	s.log.InfoContext(t.ctx, "answering a message the ended turn never read", "turn_id", t.id, "sequence", t.lastUserSeq)
 	s.startTurn(t.ctx, t.id, t.lastUserSeq)
 }
 
@@ -409,7 +411,7 @@ func (s *live) stepFailed(ctx context.Context, t *turn, st *step, n int, err err
 	if _, cerr := s.commitAgent(ctx, t.agent, synccore.MessageStreaming); cerr != nil {
 		return false, cerr
 	}
-	s.log.Warn("model step failed; running it again", "turn_id", t.id, "step", st.id, "err", err)
+	s.log.WarnContext(t.ctx, "model step failed; running it again", "turn_id", t.id, "step", st.id, "err", err)
 	return true, nil
 }
 
