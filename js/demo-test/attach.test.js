@@ -11,6 +11,7 @@ import { test, before, after } from '../test/harness/timed.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { startDemo, settled, artifacts, watchErrors } from './harness.js';
@@ -67,13 +68,13 @@ function png(w, h) {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 0 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
-async function withPage(fn) {
+async function withPage(fn, { allow = null } = {}) {
   const context = await server.browser.newContext({ viewport: { width: 1100, height: 820 }, colorScheme: 'light', acceptDownloads: true });
   const page = await context.newPage();
   const errors = watchErrors(page);
   try {
     await fn(page, context);
-    assert.deepEqual(errors, [], 'no page errors');
+    assert.deepEqual(allow ? errors.filter((e) => !allow.test(e)) : errors, [], 'no page errors');
   } finally {
     await context.close();
   }
@@ -177,4 +178,82 @@ test('attach: a text file picked with the paperclip is a download chip', { timeo
     assert.deepEqual(user.parts.map((p) => [p.type, p.filename]), [['file', 'notes.txt']]);
     await page.waitForFunction(settled, null, { timeout: 30000 });
   });
+});
+
+// cuttingProxy forwards TCP to the server and, once armed, drops every
+// connection it carries when cutAfter bytes more went up: a network cut in
+// the middle of an upload's body.
+async function cuttingProxy(target) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set();
+  let armed = null; // bytes still to pass before the cut
+  let cuts = 0;
+  const srv = net.createServer((client) => {
+    const up = net.connect(Number(port), hostname);
+    sockets.add(client).add(up);
+    const done = () => { sockets.delete(client); sockets.delete(up); client.destroy(); up.destroy(); };
+    client.on('data', (d) => {
+      if (armed !== null && (armed -= d.length) <= 0) {
+        armed = null;
+        cuts++;
+        for (const s of sockets) s.destroy();
+        return;
+      }
+      up.write(d);
+    });
+    up.on('data', (d) => client.write(d));
+    client.on('close', done).on('error', done);
+    up.on('close', done).on('error', done);
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${srv.address().port}`,
+    cutAfter(bytes) { armed = bytes; },
+    get cuts() { return cuts; },
+    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); srv.close(r); }),
+  };
+}
+
+test('attach: the connection drops mid-upload; the upload resumes, finishes and renders', { timeout: 180000 }, async () => {
+  const bytes = png(1400, 1000); // about 4 MB
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const proxy = await cuttingProxy(server.url);
+  try {
+    await withPage(async (page) => {
+      const methods = [];
+      page.on('request', (r) => {
+        if (r.method() === 'PATCH' || r.method() === 'HEAD') methods.push(r.method());
+      });
+      await page.goto(`${proxy.url}/`);
+      await page.getByTestId('new-session').click();
+      await page.waitForFunction(() => location.hash.length > 1 && window.__agentsync?.session);
+      await page.locator('[data-testid="status"][data-status="live"]').waitFor();
+      const id = await page.evaluate(() => window.__agentsync.sessionId);
+      const dt = await page.evaluateHandle((b64) => {
+        const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const t = new DataTransfer();
+        t.items.add(new File([data], 'big.png', { type: 'image/png' }));
+        return t;
+      }, bytes.toString('base64'));
+      // The cut comes 1.5 MB into the upload's body.
+      proxy.cutAfter(1.5e6);
+      await page.dispatchEvent('[data-testid="messages"]', 'drop', { dataTransfer: dt });
+      await page.locator('[data-testid="attachment"][data-status="done"]').waitFor({ timeout: 90000 });
+      assert.equal(proxy.cuts, 1, 'the upload was cut');
+      // The cut PATCH, then the client asked where it stopped and went on.
+      assert.ok(methods.filter((m) => m === 'PATCH').length >= 2 && methods.includes('HEAD'), `requests: ${methods}`);
+      await page.locator('[data-testid="status"][data-status="live"]').waitFor({ timeout: 30000 });
+      await page.getByTestId('input').fill('and this one?');
+      await page.getByTestId('input').press('Enter');
+      await page.waitForFunction(imageShown, null, { timeout: 30000 });
+      const user = (await messages(id)).filter((m) => m.role === 'user').at(-1);
+      assert.equal(user.parts.find((p) => p.type === 'file').url, `/v1/sessions/${id}/files/${sha}`, 'the blob is every byte dropped, once');
+      await page.waitForFunction(settled, null, { timeout: 30000 });
+      // A PATCH retried while the server still finished the cut one is
+      // refused (409: the offset moved) and tus asks again: the browser
+      // logs the refusal.
+    }, { allow: /status of 409 \(Conflict\)/ });
+  } finally {
+    await proxy.close();
+  }
 });
