@@ -58,28 +58,10 @@ func (a *api) streamUI(ctx context.Context, w http.ResponseWriter, sessionID str
 	}
 	for {
 		frames, err := (*sub).Next(ctx)
-		reread := false
-		for i := range frames {
-			f := &frames[i]
-			switch f.Kind {
-			case synccore.FrameMessage:
-				if proj.msg.MessageID == "" && isReply(f.Message) || f.Message.MessageID == proj.msg.MessageID {
-					proj.setMessage(f.Message)
-				}
-			case synccore.FramePart:
-				if f.MessageID == proj.msg.MessageID && f.MessageID != "" {
-					proj.setPart(f.Revision, f.Part)
-				}
-			case synccore.FrameDelta:
-				if f.MessageID == proj.msg.MessageID && f.MessageID != "" && !proj.appendText(f.Revision, f.PartID, f.Offset, f.Text) {
-					reread = true
-				}
-			case synccore.FrameResync:
-				reread = true
-			case synccore.FrameError:
-				fail(synccore.Errorf(f.Code, "%s", f.Reason))
-				return
-			}
+		reread, _, ferr := applyUIFrames(&proj, frames, isReply)
+		if ferr != nil {
+			fail(ferr)
+			return
 		}
 		if reread {
 			if err := a.resubscribe(ctx, sessionID, sub, &proj, isReply); err != nil {
