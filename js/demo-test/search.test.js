@@ -111,6 +111,19 @@ test('two browsers on a session see each other, and who is typing', async () => 
     assert.equal(await pb.getByTestId('typing').isHidden(), true);
     await b.close();
     await pa.locator('[data-testid="presence-avatar"][data-connections="1"]').waitFor({ timeout: 20000 });
+    // A guest with a write link posts: the page names the message's author
+    // (its agentsync.author part), and shows no data card for it.
+    const link = await api('POST', `/v1/sessions/${sid}/shares`, { mode: 'write' });
+    const res = await fetch(`${server.url}/v1/sessions/${sid}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${link.token}` },
+      body: JSON.stringify({ parts: [{ type: 'text', text: 'hello from a guest' }] }),
+    });
+    assert.equal(res.status, 201);
+    const guest = pa.locator('[data-role="user"]', { hasText: 'hello from a guest' });
+    await guest.waitFor({ timeout: 20000 });
+    assert.equal(await guest.getByTestId('message-author').textContent(), 'Guest');
+    assert.equal(await guest.locator('[data-testid="data"]:visible').count(), 0);
     for (const e of errors) assert.deepEqual(e, []);
   } finally {
     await a.close();

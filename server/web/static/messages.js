@@ -238,7 +238,8 @@ class MessageView {
     if (!old || old.role !== msg.role) {
       d.role = msg.role;
       this.avatar.replaceChildren(icon(msg.role === 'user' ? 'user' : 'bot'));
-      setText(this.who, msg.role === 'user' ? 'You' : 'Agent');
+      setText(this.who, msg.role === 'user' ? authorName(msg) : 'Agent');
+      this.who.dataset.testid = 'message-author';
     }
     d.messageId = msg.message_id;
     if (msg.segment) d.segment = msg.segment; // the part after steer #segment
@@ -361,4 +362,14 @@ function questionCalls(parts) {
 
 function isDone(msg) {
   return msg.role === 'user' || msg.state === 'done';
+}
+
+// authorName is who wrote a user message: "You" for the session's owner
+// (whose messages carry no author part), else the member's principal or
+// "Guest" for a share link (the agentsync.author data part, protocol §3.3).
+function authorName(msg) {
+  const a = (msg.parts ?? []).find((p) => p.type === 'data' && p.data_type === 'agentsync.author')?.data;
+  if (!a) return 'You';
+  if (a.principal) return a.principal;
+  return 'Guest';
 }

@@ -487,7 +487,8 @@ class DataView extends Base {
   render(part) {
     // A steer's read marker is placement data (steer-placement.js), not
     // content; a step's token usage is the message's footer (messages.js).
-    this.el.hidden = part.data_type === READ_MARKER || part.data_type === USAGE;
+    // The author of a member's message is its header (messages.js).
+    this.el.hidden = part.data_type === READ_MARKER || part.data_type === USAGE || part.data_type === AUTHOR;
     if (this.el.hidden) return;
     if (part.data_type === DELIVERY_MARKER) {
       // A message queued or interrupting (docs/protocol.md §2): a note, not data.
@@ -509,6 +510,9 @@ class DataView extends Base {
 
 // The data part a real model's step ends with: {model, input_tokens, output_tokens, ...}.
 const USAGE = 'usage';
+
+// Who wrote a member's or a share link's message (docs/protocol.md §3.3).
+const AUTHOR = 'agentsync.author';
 
 // The data part of a message sent with delivery queue or interrupt.
 const DELIVERY_MARKER = 'agentsync.delivery';
