@@ -2,6 +2,11 @@ package bindings
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -89,4 +94,29 @@ type OutboxEntry struct {
 	State     string `msgpack:"state"`
 	// Error is why the server refused it (State failed).
 	Error string `msgpack:"error,omitempty"`
+}
+
+// CachePrincipal is who a cache belongs to for a bearer token, as the JS
+// host's principalOf names it: "sub:<sub>" for a JWT with a sub claim
+// (read, not verified: the server verifies), "token:<hex>" (the first 12
+// bytes of the token's SHA-256) for any other token, "shared" without one.
+// A device's cache never serves one principal another's sessions.
+func CachePrincipal(token string) string {
+	if token == "" {
+		return "shared"
+	}
+	if parts := strings.Split(token, "."); len(parts) == 3 {
+		if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "=")); err == nil {
+			var claims struct {
+				Sub any `json:"sub"`
+			}
+			if json.Unmarshal(b, &claims) == nil {
+				if s, ok := claims.Sub.(string); ok && s != "" {
+					return "sub:" + s
+				}
+			}
+		}
+	}
+	d := sha256.Sum256([]byte(token))
+	return "token:" + hex.EncodeToString(d[:12])
 }
