@@ -158,3 +158,13 @@ func (c *Client) drainOutbox(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ClearCache drops every window and outbox entry of the client's Cache,
+// of every principal, as a sign-out does (sends not posted yet are lost).
+// It does nothing without a Cache.
+func (c *Client) ClearCache(ctx context.Context) error {
+	if c.cfg.Cache == nil {
+		return nil
+	}
+	return c.cfg.Cache.Clear(ctx, "")
+}

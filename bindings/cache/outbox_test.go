@@ -92,8 +92,37 @@ func TestOutboxAcrossRestartAndOutage(t *testing.T) {
 	if box, err := c1.Outbox(ctx); err != nil || len(box) != 3 {
 		t.Fatalf("outbox while down: %d entries, %v", len(box), err)
 	}
+	// ClearCache drops a send queued meanwhile, and only the cache's.
+	other, err := Open(filepath.Join(t.TempDir(), "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.PutOutbox(ctx, "shared", sess.SessionID, bindings.OutboxEntry{ID: "x", IdempotencyKey: "x", State: bindings.OutboxQueued}); err != nil {
+		t.Fatal(err)
+	}
 	_ = c1.Close()
 	_ = f1.Close()
+	if box, err := other.Outbox(ctx, "shared", sess.SessionID); err != nil || len(box) != 1 {
+		t.Fatalf("other cache's outbox: %d entries, %v", len(box), err)
+	}
+	oc, err := bindings.New(ctx, bindings.Config{BaseURL: url, SessionID: sess.SessionID, Cache: other,
+		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("test: never reachable")
+		}}},
+		Dialer: &websocket.Dialer{NetDialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("test: never reachable")
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := oc.ClearCache(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if box, err := oc.Outbox(ctx); err != nil || len(box) != 0 {
+		t.Fatalf("outbox after ClearCache: %d entries, %v", len(box), err)
+	}
+	_ = oc.Close()
 
 	// The first post was committed, its answer lost: the restart posts it
 	// again with the same key.
