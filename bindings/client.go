@@ -56,6 +56,14 @@ type Config struct {
 	// the path takes. It runs on the connection's goroutine: it must not
 	// block.
 	OnAlternatives func(httpwire.BranchCount)
+
+	// Cache, when set, keeps the client's outbox (Queue, Outbox) on the
+	// device, e.g. a bindings/cache.File; nil means no cache. See
+	// docs/protocol.md §6.9.
+	Cache Cache
+	// CachePrincipal names whose the cache's entries are; empty means
+	// CachePrincipal of the token.
+	CachePrincipal string
 }
 
 // Client keeps an exact view of one session: it runs the core's commands
@@ -89,6 +97,12 @@ type Client struct {
 	// last called, oldest first (kept only while there are watchers).
 	updates  []Update
 	overflow bool // updates were dropped: the next call is a reset
+
+	// The outbox (outbox.go), with a Cache only.
+	obKick  chan struct{}
+	obDone  chan struct{}
+	obMu    sync.Mutex
+	obOrder int64
 }
 
 type subscriber struct {
@@ -180,6 +194,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.loop.init()
+	c.obDone = make(chan struct{})
+	if cfg.Cache != nil {
+		c.obKick = make(chan struct{}, 1)
+		c.kickOutbox() // what a previous run left queued
+		go c.runOutbox()
+	} else {
+		close(c.obDone)
+	}
 	go c.run()
 	go c.notifySubscribers()
 	return c, nil
@@ -368,6 +390,7 @@ func (c *Client) API() *API { return c.api }
 func (c *Client) Close() error {
 	c.cancel()
 	<-c.done
+	<-c.obDone
 	return nil
 }
 

@@ -47,4 +47,10 @@
 // Retryable); a client made by New retries it and shows it (View.Cause).
 // Client.Reconnect connects at once when the client waits in backoff (the
 // network is known to be back). See docs/protocol.md §6.8.
+//
+// A Cache (Config.Cache; bindings/cache keeps one in a SQLite file, and
+// only that package links SQLite) holds an outbox: Client.Queue keeps a
+// send with its Idempotency-Key before posting it, and the queue is posted
+// in order when the session is live again, also by the next run of the
+// program, never twice (docs/protocol.md §6.9).
 package bindings

@@ -232,6 +232,9 @@ func (c *Client) execute(cmds []synccore.Command) {
 			if cmd.Status == synccore.StatusLive && l.cause != nil {
 				l.cause, l.causeChanged = nil, true
 			}
+			if cmd.Status == synccore.StatusLive && c.obKick != nil {
+				c.kickOutbox() // reachable again: post what is queued
+			}
 			c.log.Debug("status", "status", cmd.Status, "reason", cmd.Reason)
 		default:
 			c.log.Warn("unknown core command", "command", cmd.Type)
