@@ -146,6 +146,7 @@ var rows = []row{
 	// Fan-out, in memory and over real WebSockets on loopback.
 	{"server/internal/fanout.Fanout100", "deliveries/s", "server/internal/fanout.Fanout1", "", note("(hub only)")},
 	{"server/internal/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},
+	{"server/internal/e2e.FanoutWebSocket100/subs=100/presence", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=100", "", note("(100 viewers with signals, presence churning every 50 ms)")},
 	// What a live viewer costs the server: idle (resident memory of a syncserver process), and kept after a 256 KB answer (live heap in process).
 	{"server/internal/e2e.ViewerMemory/idle", "KB/viewer", "", "", atMost(16, "<=16 KB")},
 	{"server/internal/e2e.ViewerMemory/retained", "KB/viewer", "server/internal/e2e.ViewerMemory/retained", "idle-live-KB/viewer", ratioAtMost(1.5, "nothing answer-sized kept: <=1.5x of idle")},

@@ -24,10 +24,14 @@ const benchDeltas = 5000
 // per second across all of them; subs=1 is the baseline of the same run.
 // The subscriber queues are large enough that nobody is resynced: this
 // measures throughput, TestSlowSubscriber the slow-consumer policy.
+// subs=100/presence: the same 100 ask for signals (?signals=1) and the
+// session's presence churns (a typing post every 50 ms, each a presence
+// signal to all 100), the cost of presence on fan-out beside subs=100.
 func BenchmarkFanoutWebSocket100(b *testing.B) {
 	for _, subs := range []int{1, 100} {
-		b.Run(fmt.Sprintf("subs=%d", subs), func(b *testing.B) { benchFanout(b, subs) })
+		b.Run(fmt.Sprintf("subs=%d", subs), func(b *testing.B) { benchFanout(b, subs, false) })
 	}
+	b.Run("subs=100/presence", func(b *testing.B) { benchFanout(b, 100, true) })
 }
 
 // countFrames reads the msgpack array header of one message: the number
@@ -64,7 +68,7 @@ func readInto(buf []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-func benchFanout(b *testing.B, subs int) {
+func benchFanout(b *testing.B, subs int, presence bool) {
 	// Every delta its own frame, as the readers count frames (folding would
 	// give each reader its own count).
 	s := newServer(b, serverOpts{QueueLimit: 1 << 17, FoldBytes: -1})
@@ -81,7 +85,11 @@ func benchFanout(b *testing.B, subs int) {
 	// shares the 2 cores with the server's.
 	dialer := websocket.Dialer{ReadBufferSize: 64 << 10}
 	for i := range subs {
-		c, _, err := dialer.Dial(s.wsURL(sid)+"?kept=1", nil) // as the reference hosts ask (protocol §4.5)
+		query := "?kept=1" // as the reference hosts ask (protocol §4.5)
+		if presence {
+			query += "&signals=1" // and signals (§4.6), as the JS host does
+		}
+		c, _, err := dialer.Dial(s.wsURL(sid)+query, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -150,6 +158,24 @@ func benchFanout(b *testing.B, subs int) {
 	s.say(sid, prompt)
 	waitAll(<-doneAt)
 
+	stopTyping := make(chan struct{})
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		if !presence {
+			return
+		}
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for typing := true; ; typing = !typing {
+			select {
+			case <-stopTyping:
+				return
+			case <-t.C:
+				s.do("POST", "/v1/sessions/"+sid+"/typing", map[string]bool{"typing": typing})
+			}
+		}
+	}()
 	b.ResetTimer()
 	start := time.Now()
 	before := total()
@@ -159,6 +185,8 @@ func benchFanout(b *testing.B, subs int) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	close(stopTyping)
+	<-typed
 	delivered := total() - before
 	b.ReportMetric(float64(delivered)/elapsed.Seconds(), "deliveries/s")
 	b.ReportMetric(float64(delivered)/float64(b.N*subs), "frames/sub/op")
