@@ -25,6 +25,9 @@ type Session struct {
 	// RootSessionID is the session's conversation: the root of its tree
 	// of forks (a root's own id). A sidebar groups sessions by it.
 	RootSessionID string `msgpack:"root_session_id,omitempty" json:"root_session_id,omitempty"`
+	// Running is true while a turn runs in the session, as the serving
+	// node heard (GET /v1/sessions and the live session list).
+	Running bool `msgpack:"running,omitempty" json:"running,omitempty"`
 	// ParentSessionID is the session a fork was made from (it may have
 	// been deleted since); empty for a root.
 	ParentSessionID string `msgpack:"parent_session_id,omitempty" json:"parent_session_id,omitempty"`

@@ -854,6 +854,11 @@ export interface SessionInfo {
    */
   root_session_id?: string;
   /**
+   * Running is true while a turn runs in the session, as the serving
+   * node heard (GET /v1/sessions and the live session list).
+   */
+  running?: boolean;
+  /**
    * ParentSessionID is the session a fork was made from (it may have
    * been deleted since); empty for a root.
    */

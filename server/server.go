@@ -190,6 +190,7 @@ type Server struct {
 	store     store.Store
 	conn      bus.Conn // nil without Cluster.Transport
 	signals   *signals.Hub
+	lists     *signals.Lists
 }
 
 // New starts a server on cfg.Store. Before it returns, it closes every
@@ -212,17 +213,25 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: follow the signals of other nodes: %w", err)
 	}
+	lists, err := signals.NewLists(cfg.Store, cfg.Cluster.conn(), cfg.Cluster.node(), log)
+	if err != nil {
+		hub.Close()
+		return nil, fmt.Errorf("server: follow the session lists of other nodes: %w", err)
+	}
 	var blobs blob.Store
 	var fileBudget, writeMax int64
 	if at := cfg.Attachments; at != nil {
 		blobs, fileBudget, writeMax = at.Blobs, at.ModelFileBudget, at.WriteFileMax
 	}
 	mgr, err := session.NewManager(ctx, session.Config{
-		Blobs:              blobs,
-		FileBudget:         fileBudget,
-		WriteFileMax:       writeMax,
-		Store:              cfg.Store,
-		OnTreeChanged:      hub.TreeChanged,
+		Blobs:         blobs,
+		FileBudget:    fileBudget,
+		WriteFileMax:  writeMax,
+		Store:         cfg.Store,
+		OnTreeChanged: hub.TreeChanged,
+		OnSessionChanged: func(owner, id string, deleted bool, running *bool) {
+			lists.Changed(signals.SessionChange{Owner: owner, SessionID: id, Deleted: deleted, Running: running})
+		},
 		Models:             cfg.Models,
 		DefaultModel:       cfg.DefaultModel,
 		Tools:              cfg.Tools,
@@ -244,6 +253,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	})
 	if err != nil {
 		hub.Close()
+		lists.Close()
 		return nil, fmt.Errorf("server: start sessions: %w", err)
 	}
 	apiCfg := api.Config{
@@ -259,6 +269,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Observer:       cfg.Observer,
 		Tracer:         tracerOf(cfg.Tracer),
 		Signals:        hub,
+		Lists:          lists,
 		Bus:            cfg.Cluster.conn(),
 	}
 	if at := cfg.Attachments; at != nil {
@@ -269,7 +280,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		apiCfg.Attachments = &api.FilesConfig{Blobs: at.Blobs, Uploads: at.Uploads, SigningKey: at.SigningKey, SignedURLTTL: at.SignedURLTTL}
 	}
-	s := &Server{mgr: mgr, store: cfg.Store, conn: cfg.Cluster.conn(), signals: hub}
+	s := &Server{mgr: mgr, store: cfg.Store, conn: cfg.Cluster.conn(), signals: hub, lists: lists}
 	apiCfg.Ready = s.readyChecks
 	if s.conn == nil {
 		s.handler = api.New(apiCfg)
@@ -341,6 +352,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.handler.Drain()
 	err := s.mgr.Shutdown(ctx)
 	s.signals.Close()
+	s.lists.Close()
 	if s.responder != nil {
 		err = errors.Join(err, s.responder.Close(ctx))
 	}

@@ -76,6 +76,9 @@ type Config struct {
 	// (?signals=1, docs/protocol.md §4.6) and hears of the forks made and
 	// deleted here; nil: such a subscription gets none.
 	Signals *signals.Hub
+	// Lists, if set, serves GET /v1/sessions/subscribe, the live session
+	// list (docs/protocol.md, "Session list").
+	Lists *signals.Lists
 }
 
 // Handler serves the API; Drain refuses what comes after it.
@@ -131,6 +134,7 @@ type api struct {
 	ready  func(ctx context.Context) []Check
 
 	signals *signals.Hub    // nil: no signals
+	lists   *signals.Lists  // nil: no live session lists
 	files   *files          // nil: no file routes
 	fwd     *forward.Client // nil: no forwarding
 	writes  http.Handler    // the sessionWrites endpoints, for requests forwarded here
@@ -158,6 +162,7 @@ func New(cfg Config) *Handler {
 		tracer:         cfg.Tracer,
 		ready:          cfg.Ready,
 		signals:        cfg.Signals,
+		lists:          cfg.Lists,
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

@@ -57,7 +57,9 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	out := httpwire.SessionList{Items: make([]sessionBody, 0, len(list))}
 	for _, s := range list {
-		out.Items = append(out.Items, a.withCapabilities(toSessionBody(s)))
+		b := a.withCapabilities(toSessionBody(s))
+		b.Running = a.lists.Running(s.SessionID)
+		out.Items = append(out.Items, b)
 	}
 	a.writeValue(w, r, http.StatusOK, out)
 }

@@ -42,6 +42,7 @@ func (a *api) routes(cfg Config) *http.ServeMux {
 	a.writes = a.recoverPanics(writes)
 	// The upgrade takes the token from ?token= too: a browser cannot set
 	// headers on it.
+	mux.HandleFunc("GET /v1/sessions/subscribe", a.guard(true, a.limited(a.personal(a.subscribeSessions))))
 	mux.HandleFunc("GET /v1/sessions/{id}/subscribe", a.guard(true, a.limited(a.can(levelRead, a.subscribe))))
 	a.routeFiles(mux, endpoint)
 	mux.HandleFunc("POST /v1/chat", endpoint(a.chatPost))

@@ -19,7 +19,12 @@ type Config struct {
 	// created, or a fork was deleted (the signals of a subscription). It
 	// must not block.
 	OnTreeChanged func(root string, sequence int64)
-	Models        model.Registry // nil = scripted.Registry() (the scripted model only)
+	// OnSessionChanged, if set, is told when a session of owner was
+	// created, renamed, forked or deleted, or when a turn started
+	// (running true) or ended (false) in it: the live session lists
+	// (docs/protocol.md, "Session list"). It must not block.
+	OnSessionChanged func(owner, sessionID string, deleted bool, running *bool)
+	Models           model.Registry // nil = scripted.Registry() (the scripted model only)
 	// DefaultModel is the model of sessions created without one; "" =
 	// model.DefaultName.
 	DefaultModel string

@@ -110,6 +110,7 @@ func (m *Manager) Fork(ctx context.Context, sessionID string, req Fork) (store.S
 			fork = s
 		}
 	}
+	m.sessionChanged(fork.Owner, fork.SessionID, false, nil)
 	return fork, nil
 }
 

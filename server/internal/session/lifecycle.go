@@ -18,7 +18,18 @@ func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Se
 	if err := m.open(); err != nil {
 		return store.Session{}, err
 	}
-	return m.store.RenameSession(ctx, sessionID, title)
+	s, err := m.store.RenameSession(ctx, sessionID, title)
+	if err == nil {
+		m.sessionChanged(s.Owner, s.SessionID, false, nil)
+	}
+	return s, err
+}
+
+// sessionChanged tells OnSessionChanged, if set.
+func (m *Manager) sessionChanged(owner, sessionID string, deleted bool, running *bool) {
+	if m.onSession != nil && owner != "" {
+		m.onSession(owner, sessionID, deleted, running)
+	}
 }
 
 // Delete removes a session for good: its running turn is stopped, its rows
@@ -59,6 +70,7 @@ func (m *Manager) Delete(ctx context.Context, sessionID string) error {
 		m.mu.Unlock()
 		s.hub.Close()
 		m.treeChanged(s.rec)
+		m.sessionChanged(s.rec.Owner, sessionID, true, nil)
 		return nil
 	})
 }

@@ -27,6 +27,7 @@ import (
 // memory, with its fan-out hub) the first time it is used.
 type Manager struct {
 	onTreeChanged func(root string, sequence int64) // nil: nobody listens
+	onSession     func(owner, sessionID string, deleted bool, running *bool)
 	store         store.Store
 	models        model.Registry
 	defModel      string
@@ -84,6 +85,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 	m := &Manager{
 		store:              cfg.Store,
 		onTreeChanged:      cfg.OnTreeChanged,
+		onSession:          cfg.OnSessionChanged,
 		models:             cfg.Models,
 		defModel:           cfg.DefaultModel,
 		log:                cfg.Logger,
@@ -248,6 +250,7 @@ func (m *Manager) CreateOwnedSessionID(ctx context.Context, id, owner, modelName
 	if err := m.store.CreateSession(ctx, sess); err != nil {
 		return store.Session{}, fmt.Errorf("session: create: %w", err)
 	}
+	m.sessionChanged(owner, id, false, nil)
 	return sess, nil
 }
 

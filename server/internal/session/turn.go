@@ -82,6 +82,8 @@ func (s *live) startTurnAttempt(parent context.Context, id string, seq int64, at
 	s.m.obs.TurnStarted(s.rec.Model)
 	s.m.turns.Add(1)
 	s.m.running.Add(1)
+	on := true
+	s.m.sessionChanged(s.rec.Owner, s.rec.SessionID, false, &on)
 	go s.runTurn(t)
 	return t
 }
@@ -96,6 +98,11 @@ func (s *live) runTurn(t *turn) {
 	// posted meanwhile starts a new turn instead of joining this one.
 	t.cancel(errTurnOver)
 	s.endTurn(t, err)
+	s.mu.Lock()
+	running := s.turn != nil // a queued message may have started the next
+	owner, id := s.rec.Owner, s.rec.SessionID
+	s.mu.Unlock()
+	s.m.sessionChanged(owner, id, false, &running)
 	if t.span != nil {
 		t.span.End(err)
 	}
