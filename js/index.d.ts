@@ -910,6 +910,17 @@ export interface Viewer {
 
 // END httpwire
 
+/**
+ * Follows the principal's session list live (GET /v1/sessions/subscribe,
+ * protocol §4.7): onList gets the whole list, newest activity first, at
+ * once and after every change anywhere; reconnects by itself. Returns stop.
+ */
+export function watchSessions(
+  url: string,
+  opts: { token?: string; WebSocket?: typeof WebSocket },
+  onList: (sessions: SessionInfo[]) => void,
+): () => void;
+
 /** The server's sessions, newest first (GET /v1/sessions). */
 export declare function listSessions(url: string, opts?: { token?: TokenOption; fetch?: typeof fetch; limit?: number }): Promise<SessionInfo[]>;
 /**

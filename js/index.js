@@ -75,6 +75,8 @@ export async function createSession(url, opts = {}) {
  * @param {string} url the server's base URL
  * @param {{token?: string, fetch?: typeof fetch, limit?: number}} [opts]
  */
+export { watchSessions } from './sessionlist.js';
+
 export async function listSessions(url, opts = {}) {
   const http = new Http(url, opts.token, opts.fetch);
   const list = await http.json('GET', `/v1/sessions${pageQuery({ limit: opts.limit })}`);

@@ -52,3 +52,9 @@ export interface SessionState {
  * and the calls reject with a 'closed' AgentsyncError.
  */
 export declare function useSession(session: Session | null | undefined): SessionState;
+
+/**
+ * The principal's session list, live (GET /v1/sessions/subscribe): null
+ * until the first list, then every session, newest activity first.
+ */
+export declare function useSessions(url: string | null | undefined, opts?: { token?: string; WebSocket?: typeof WebSocket }): SessionInfo[] | null;

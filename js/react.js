@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AgentsyncError } from './errors.js';
 import { EMPTY_VIEW as NO_SESSION_VIEW } from './empty-view.js';
+import { watchSessions } from './sessionlist.js';
 
 
 const noSession = () => Promise.reject(new AgentsyncError('closed', 'useSession: no session yet'));
@@ -104,4 +105,23 @@ export function useSession(session) {
     () => ({ view, status: view.status, branch: session ? session.sessionId : null, alternatives, presence: viewers, outbox: session ? session.outbox : [], ...calls }),
     [view, calls, alternatives, viewers, session],
   );
+}
+
+/**
+ * The principal's session list, live (watchSessions): null until the
+ * first list, then every session newest activity first, re-rendering on
+ * each change made anywhere.
+ * @param {string | null | undefined} url the server's base URL (none: null)
+ * @param {{token?: string, WebSocket?: typeof WebSocket}} [opts]
+ */
+export function useSessions(url, opts) {
+  const [list, setList] = useState(null);
+  const token = opts?.token;
+  const WS = opts?.WebSocket;
+  useEffect(() => {
+    setList(null);
+    if (!url) return undefined;
+    return watchSessions(url, { token, WebSocket: WS }, setList);
+  }, [url, token, WS]);
+  return list;
 }

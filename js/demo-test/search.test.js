@@ -124,6 +124,12 @@ test('two browsers on a session see each other, and who is typing', async () => 
     await guest.waitFor({ timeout: 20000 });
     assert.equal(await guest.getByTestId('message-author').textContent(), 'Guest');
     assert.equal(await guest.locator('[data-testid="data"]:visible').count(), 0);
+    // A session made elsewhere (another tab, the Go host: here over HTTP)
+    // appears in the sidebar by itself: the live session list (§4.7).
+    const { session_id: elsewhere } = await api('POST', '/v1/sessions', {});
+    await pa.locator(`[data-testid="session-item"][data-session-id="${elsewhere}"]`).waitFor({ timeout: 10000 });
+    await api('DELETE', `/v1/sessions/${elsewhere}`);
+    await pa.locator(`[data-testid="session-item"][data-session-id="${elsewhere}"]`).waitFor({ state: 'detached', timeout: 10000 });
     for (const e of errors) assert.deepEqual(e, []);
   } finally {
     await a.close();

@@ -26,6 +26,7 @@ import {
   isQuestion,
   listSessions,
   renameSession,
+  watchSessions,
 } from '../index.js';
 import { startServer } from './harness/syncserver.js';
 import { wasmPath } from './paths.js';
@@ -128,4 +129,32 @@ test('an approval is answered given as its part, which isApproval tells from a q
   const resolved = done.messages.flatMap((m) => m.parts).find((p) => isApproval(p) && p.interaction_id === interaction.interaction_id);
   assert.deepEqual(resolved.response, { approved: true });
   assert.ok(done.messages.flatMap((m) => m.parts).some((p) => p.type === 'tool' && p.state === ToolOutputAvailable), 'the approved tool ran');
+});
+
+test('watchSessions: the list, live: a session made, renamed, a turn run and deleted elsewhere', async (t) => {
+  const lists = [];
+  const stop = watchSessions(server.url, { WebSocket: globalThis.WebSocket }, (l) => lists.push(l));
+  t.after(stop);
+  const until = async (pred) => {
+    const end = Date.now() + 20000;
+    while (!(lists.length && pred(lists.at(-1)))) {
+      if (Date.now() > end) throw new Error(`the list never matched: ${JSON.stringify(lists.at(-1)?.slice(0, 3))}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return lists.at(-1);
+  };
+  await until(() => true); // the first, whole list
+  // Another client makes a session: it heads the list.
+  const made = await createSession(server.url, opts());
+  const id = made.sessionId;
+  let list = await until((l) => l[0]?.session_id === id);
+  await renameSession(server.url, id, 'watched');
+  list = await until((l) => l.find((s) => s.session_id === id)?.title === 'watched');
+  await made.send('hello');
+  await made.waitFor((v) => v.messages.length === 2 && v.messages[1].state === 'done');
+  list = await until((l) => { const s = l.find((x) => x.session_id === id); return s && !s.running && s.updated_at > list.find((x) => x.session_id === id).updated_at; });
+  made.close();
+  await deleteSession(server.url, id);
+  list = await until((l) => !l.some((s) => s.session_id === id));
+  assert.deepEqual(list.map((s) => s.session_id), (await listSessions(server.url)).map((s) => s.session_id));
 });

@@ -59,11 +59,15 @@ func (a *api) subscribeSessions(w http.ResponseWriter, r *http.Request) {
 		_ = conn.Close()
 	}()
 	defer func() { _ = conn.Close(); <-readerDone }()
-	write := func(m sessionListMsg) bool {
+	write := func(m any) bool {
 		data, _ := json.Marshal(m)
 		return conn.WriteText(data, time.Now().Add(a.writeTimeout)) == nil
 	}
-	if !write(first) {
+	// The whole list, even empty: "items" is never left out of it.
+	if !write(struct {
+		Kind  string        `json:"kind"`
+		Items []sessionBody `json:"items"`
+	}{first.Kind, first.Items}) {
 		return
 	}
 	ping := time.NewTicker(a.pingInterval)

@@ -27,7 +27,7 @@ func (m *Manager) Rename(ctx context.Context, sessionID, title string) (store.Se
 
 // sessionChanged tells OnSessionChanged, if set.
 func (m *Manager) sessionChanged(owner, sessionID string, deleted bool, running *bool) {
-	if m.onSession != nil && owner != "" {
+	if m.onSession != nil {
 		m.onSession(owner, sessionID, deleted, running)
 	}
 }

@@ -102,7 +102,7 @@ func NewLists(st store.Store, conn bus.Conn, node string, log *slog.Logger) (*Li
 // subscribers hear it, and the other nodes' through the bus. It does not
 // block.
 func (l *Lists) Changed(c SessionChange) {
-	if l == nil || c.Owner == "" {
+	if l == nil { // "" is an owner too: the shared principal of an open server
 		return
 	}
 	c.Node = l.node

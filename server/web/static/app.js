@@ -5,7 +5,7 @@
 //
 // Tests drive it through data-testid attributes and window.__agentsync.
 
-import { connect } from '/js/index.js';
+import { connect, watchSessions } from '/js/index.js';
 import { MessageList, isNoteOnly } from './messages.js';
 import { Sessions, titleOf } from './sessions.js';
 import { el, setText, toggle, plural } from './util.js';
@@ -839,6 +839,9 @@ function route() {
 
 mountSearch({ root: $('search'), base, token, open: (id) => { location.hash = encodeURIComponent(id); }, current: () => current?.session ?? null });
 window.addEventListener('hashchange', route);
+// The list, live: a session made in another tab, by the Go host or on
+// another node shows at once (protocol §4.7); a focus still re-reads it.
+watchSessions(base, { token: token || undefined }, (list) => sessions.show(list));
 window.addEventListener('focus', () => sessions.refresh());
 window.__agentsync = { session: null, stats, toast };
 sessions.refresh();

@@ -53,6 +53,12 @@ export class Sessions {
     this.render();
   }
 
+  /** show replaces the list with the live one (watchSessions) and draws it. */
+  show(items) {
+    this.items = items;
+    this.render();
+  }
+
   /** get returns the listed record of a session, if any. */
   get(id) {
     return this.items.find((s) => s.session_id === id);
