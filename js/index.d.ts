@@ -281,6 +281,10 @@ export interface ConnectOptions {
    * message that is not done. It also turns the outbox on.
    */
   cache?: boolean | CacheStore | CacheOptions;
+  /** Share one subscription between the tabs of this origin showing this session (js/tabs.js): resolves with a SharedSession. Ignored without Web Locks and BroadcastChannel. */
+  shareTabs?: boolean;
+  /** Who the tabs sharing a connection are (names their lock and channel); default a hash of a string token. */
+  principal?: string;
   /**
    * Optimistic sends (default: on with a cache): send() shows the message
    * at once, pending, and posts the outbox in order under each message's
@@ -361,6 +365,28 @@ export declare class IndexedDBCacheStore extends MemoryCacheStore {
 }
 
 /** Removes every cached window and outbox of the store (default: the IndexedDB one), as a sign-out does. */
+/** Whether Web Locks and BroadcastChannel exist here (shareTabs works). */
+export declare function canShareTabs(): boolean;
+/** A session shared between tabs (connect with shareTabs): the leader tab's Session, or a follower's copy of its views; writes go over HTTP. */
+export declare class SharedSession {
+  readonly sessionId: string;
+  readonly status: string;
+  readonly view: any;
+  readonly leader: boolean;
+  readonly role: 'leader' | 'follower';
+  readonly presence: Array<{ principal: string; connections: number; typing: boolean }>;
+  readonly closed: boolean;
+  subscribe(listener: (view: any) => void): () => void;
+  on(type: string, fn: (arg: any) => void): () => void;
+  waitFor(predicate: (view: any) => boolean, opts?: { timeoutMs?: number }): Promise<any>;
+  loadOlder(): Promise<void>;
+  digest(): string;
+  send(parts: any, opts?: any): Promise<any>;
+  answer(interaction: any, response: any): Promise<any>;
+  action(type: string, value?: any): Promise<any>;
+  stop(): Promise<any>;
+  close(): void;
+}
 export declare function clearCache(opts?: { store?: CacheStore }): Promise<void>;
 
 /** A message of a view with a cache or an outbox: a send not committed yet is one, pending or failed. */

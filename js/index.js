@@ -17,6 +17,7 @@ import { decode } from './msgpack.js';
 import { ViewPatcher } from './patcher.js';
 import { ActionRetry } from './constants.js';
 import { LocalCache, unreachable } from './cache.js';
+import { connectShared } from './tabs.js';
 
 export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
 export { NETWORK } from './errors.js';
@@ -25,6 +26,7 @@ export { decode, encode } from './msgpack.js';
 export * from './constants.js';
 export { isApproval, isQuestion } from './parts.js';
 export { IndexedDBCacheStore, MemoryCacheStore, clearCache } from './cache.js';
+export { SharedSession, canShareTabs } from './tabs.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
 
@@ -38,6 +40,8 @@ const DELIVERIES = new Set(['steer', 'queue', 'interrupt']);
  * @returns {Promise<Session>}
  */
 export async function connect(opts) {
+  // One connection for many tabs (tabs.js): a leader tab holds the Session.
+  if (opts?.shareTabs) return connectShared(opts, { connect, Session });
   const session = new Session(opts);
   // Attached before the session starts, so no status change is missed.
   if (opts.onStatus) session.on('status', opts.onStatus);
