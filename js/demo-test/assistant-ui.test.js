@@ -229,3 +229,126 @@ test('assistant-ui Thread on a session: streaming, an approval card, edit, regen
     throw err;
   }
 });
+
+// ------------------------------------------------ usechat.html: useChat
+// @ai-sdk/react's useChat on AgentsyncChatTransport, the same build.
+
+const shownChat = (page) =>
+  page.$$eval('#messages .msg', (rows) => rows.map((r) => ({ role: r.dataset.role, text: [...r.querySelectorAll('.part[data-type="text"]')].map((p) => p.textContent).join('') })));
+
+async function newSession(url) {
+  const res = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  assert.equal(res.status, 201);
+  return (await res.json()).session_id;
+}
+
+async function openChat(app, server, sessionId) {
+  const opened = await openPage(`${app.url}/usechat.html?server=${encodeURIComponent(server.url)}&session=${sessionId}`);
+  await opened.page.waitForSelector('#draft', { timeout: 60000 });
+  return opened;
+}
+
+async function waitServerDone(url, sessionId, count) {
+  const end = Date.now() + 120000;
+  let s;
+  while (Date.now() < end) {
+    // Polled gently: the server rate-limits a client (429).
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await fetch(`${url}/v1/sessions/${sessionId}/messages?limit=1`, { headers: { Accept: 'application/json' } });
+    if (res.status === 429) continue;
+    const last = (await res.json()).items.at(-1);
+    if (last?.role !== 'agent' || last.state !== 'done') continue;
+    s = await serverThread(url, sessionId);
+    if (s.done && (count === undefined || s.thread.length === count)) return s;
+  }
+  assert.fail(`the server's path of ${sessionId} is not done: ${JSON.stringify(s?.thread.map((m) => m.text.length))}`);
+}
+
+async function waitShown(page, want, what) {
+  const end = Date.now() + 60000;
+  let shown;
+  while (Date.now() < end) {
+    shown = await shownChat(page);
+    if (JSON.stringify(shown) === JSON.stringify(want)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(shown, want, what);
+}
+
+const serverRows = (s) => s.thread.map((m) => ({ role: m.role, text: m.text }));
+
+test('useChat on AgentsyncChatTransport: streaming, stop, a 200-message chat posts only the new message', { timeout: 5 * 60 * 1000 }, async (t) => {
+  const app = await serveDir(dist);
+  const server = await startServer({ speed: '2ms', origins: app.url });
+  t.after(async () => {
+    await server.stop();
+    await app.close();
+  });
+  // Streaming.
+  const sid = await newSession(server.url);
+  const { page, logs, close } = await openChat(app, server, sid);
+  t.after(close);
+  try {
+    await page.evaluate(() => {
+      window.lengths = new Set();
+      new MutationObserver(() => {
+        const last = [...document.querySelectorAll('#messages .msg[data-role="assistant"]')].at(-1);
+        if (last) window.lengths.add(last.textContent.length);
+      }).observe(document.getElementById('messages'), { subtree: true, childList: true, characterData: true });
+    });
+    await page.fill('#draft', 'scenario:text chars=3000 delta=4');
+    await page.click('#send');
+    const s = await waitServerDone(server.url, sid, 2);
+    await waitShown(page, serverRows(s), 'the streamed reply equals the server');
+    const lengths = await page.evaluate(() => [...window.lengths]);
+    assert.ok(lengths.some((n) => n > 0 && n < s.thread[1].text.length), `the reply showed while it streamed (${lengths.slice(0, 10)})`);
+
+    // stop(): the server's message ends stopped.
+    await page.fill('#draft', 'scenario:long chars=200000 delta=25');
+    await page.click('#send');
+    await page.waitForFunction(() => ([...document.querySelectorAll('#messages .msg')].at(-1)?.textContent.length ?? 0) > 500 && document.querySelectorAll('#messages .msg').length === 4, null, { timeout: 60000 });
+    // The button moves while the text grows: a DOM click.
+    await page.$eval('#stop', (b) => b.click());
+    const stopped = await (async () => {
+      const end = Date.now() + 60000;
+      while (Date.now() < end) {
+        const r = await fetch(`${server.url}/v1/sessions/${sid}/messages?limit=10`, { headers: { Accept: 'application/json' } });
+        const last = (await r.json()).items.at(-1);
+        if (last.state !== 'streaming') return last;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.fail('the turn did not stop');
+    })();
+    assert.ok(stopped.parts.some((p) => p.type === 'action' && p.action_type === 'stop'), `the message ended stopped: ${JSON.stringify(stopped.parts.map((p) => p.type))}`);
+    const stoppedText = stopped.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+    assert.ok(stoppedText.length < 200000, `stopped early (${stoppedText.length})`);
+  } catch (err) {
+    err.message += `\npage logs:\n${logs.join('\n')}\nserver:\n${server.stderr()}`;
+    throw err;
+  }
+
+  // 200 messages seeded over HTTP, then one message from the page.
+  const big = await newSession(server.url);
+  for (let i = 0; i < 100; i++) {
+    const r = await fetch(`${server.url}/v1/sessions/${big}/messages`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ parts: [{ type: 'text', text: `scenario:text chars=20 n=${i}` }] }) });
+    assert.ok(r.status < 300, `seed ${i}: ${r.status}`);
+    await waitServerDone(server.url, big, 2 * (i + 1));
+  }
+  const chat = await openChat(app, server, big);
+  t.after(chat.close);
+  await chat.page.waitForFunction(() => document.querySelectorAll('#messages .msg').length === 200, null, { timeout: 60000 });
+  const posts = [];
+  chat.page.on('request', (r) => {
+    if (r.method() === 'POST') posts.push({ url: r.url(), body: r.postData() });
+  });
+  await chat.page.fill('#draft', 'scenario:text chars=50');
+  await chat.page.click('#send');
+  // serverThread reads the newest 200: the 202-message path's last 200.
+  const after = await waitServerDone(server.url, big, 200);
+  assert.equal(after.thread.at(-2).text, 'scenario:text chars=50');
+  await chat.page.waitForFunction(() => document.querySelectorAll('#messages .msg').length === 202 && document.querySelector('#messages')?.dataset.status === 'ready', null, { timeout: 60000 });
+  assert.deepEqual((await shownChat(chat.page)).slice(-200), serverRows(after), 'the 202-message chat equals the server');
+  assert.equal(posts.length, 1, JSON.stringify(posts));
+  assert.match(posts[0].url, /\/v1\/sessions\/[^/]+\/messages$/);
+  assert.deepEqual(JSON.parse(posts[0].body), { parts: [{ type: 'text', text: 'scenario:text chars=50' }] });
+});

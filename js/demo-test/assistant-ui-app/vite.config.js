@@ -1,4 +1,9 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-export default defineConfig({ plugins: [react()] });
+// Two pages: the assistant-ui Thread (index.html) and a useChat app on
+// AgentsyncChatTransport (usechat.html).
+export default defineConfig({
+  plugins: [react()],
+  build: { rollupOptions: { input: { main: 'index.html', usechat: 'usechat.html' } } },
+});
