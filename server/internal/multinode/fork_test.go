@@ -46,6 +46,15 @@ func TestForkFollowedFromAnotherNode(t *testing.T) {
 	// A subscriber of the parent on b, which does not serve it, hears of
 	// every fork in the conversation, wherever it is made (§4.6).
 	signal := signalsOn(t, b, sid)
+	// Presence crosses nodes too: a viewer on a and the one on b are one
+	// principal with two connections, as b hears it.
+	onA := signalsOn(t, a, sid)
+	for p := ""; !strings.Contains(p, `"connections":2`); {
+		p = signal("presence") // until b's presence holds a's viewer too
+	}
+	if p := onA("presence"); !strings.Contains(p, `"principal":""`) {
+		t.Fatalf("presence on a: %s", p)
+	}
 	regen := forkOn(t, a, sid, `{"before_sequence":2,"regenerate":true}`)
 	if got := signal("alternatives"); got != `{"signal":"alternatives","sequence":2,"count":2,"index":0}` {
 		t.Fatalf("signal on b after a regeneration on a: %s; alternatives now on b %s, on a %s", got, b.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body, a.call("GET", "/v1/sessions/"+sid+"/alternatives", "").body)
