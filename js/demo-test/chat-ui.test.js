@@ -350,6 +350,9 @@ test('Retry shows on a recoverable error only when the server lists the retry ac
       for (const s of json.items ?? [json]) s.actions = (s.actions ?? []).filter((a) => a !== 'retry');
       await route.fulfill({ response: res, json });
     });
+    // An older server has no live session list either: the socket that
+    // would bring the list (with retry) answers nothing.
+    await page.routeWebSocket(/\/v1\/sessions\/subscribe/, () => {});
     await newSession(page);
     await turn(page, 'scenario:error chars=80');
     await page.locator('[data-testid="error"]').waitFor();
