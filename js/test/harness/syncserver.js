@@ -27,13 +27,17 @@ export function buildServer() {
 /**
  * Starts the server on a free port with a fresh SQLite file; origins is
  * its -origins list (other browser origins allowed), jwtSecret its
- * -jwt-secret (HS256 bearer JWTs).
+ * -jwt-secret (HS256 bearer JWTs). rateLimit is -rate-limit: off (-1) by
+ * default, because one test server is shared by a whole file whose tests
+ * all come from 127.0.0.1 (one client to the limiter) and together pass
+ * 20 requests/s; the limiter itself is tested in Go (server/limits_test.go)
+ * and the JS host's handling of 429 against a proxy (send-retry.test.js).
  * @returns {Promise<{url: string, addr: string, stop: () => Promise<void>, stderr: () => string}>}
  */
-export async function startServer({ speed = '1ms', token, origins, jwtSecret } = {}) {
+export async function startServer({ speed = '1ms', token, origins, jwtSecret, rateLimit = -1 } = {}) {
   const bin = await buildServer();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-db-'));
-  const args = ['-addr', '127.0.0.1:0', '-db', path.join(dir, 'e2e.db'), '-speed', speed, '-log-level', 'warn'];
+  const args = ['-addr', '127.0.0.1:0', '-db', path.join(dir, 'e2e.db'), '-speed', speed, '-log-level', 'warn', '-rate-limit', String(rateLimit)];
   if (token) args.push('-token', token);
   if (origins) args.push('-origins', origins);
   if (jwtSecret) args.push('-jwt-secret', jwtSecret);
