@@ -110,8 +110,14 @@ export interface AgentsyncChatTransportOptions {
  */
 export declare class AgentsyncChatTransport<UI_MESSAGE extends UIMessage = UIMessage> implements ChatTransport<UI_MESSAGE> {
   constructor(opts: AgentsyncChatTransportOptions);
-  /** The Session the chat is on now. */
+  /** The Session the chat is on now (a fork after a regenerate or an edit). */
   readonly session: Session;
+  /**
+   * useChat's id for this chat: the session the transport was made with,
+   * kept when the transport moves to a fork. Pass it as useChat({id}); an id
+   * that follows `session` makes useChat start a new Chat on every switch.
+   */
+  readonly chatId: string;
   readonly resumeStreamIsReplay: true;
   sendMessages: ChatTransport<UI_MESSAGE>['sendMessages'];
   reconnectToStream: ChatTransport<UI_MESSAGE>['reconnectToStream'];

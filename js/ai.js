@@ -263,6 +263,9 @@ export class AgentsyncChatTransport {
   constructor({ session, onSessionChange, stopOnAbort = true } = {}) {
     if (!session || typeof session.send !== 'function') throw new TypeError('AgentsyncChatTransport: opts.session (a connected Session) is required');
     this.session = session;
+    // useChat's id: a regenerate or an edit moves the transport to a fork,
+    // and an id that followed it would make useChat start a new Chat.
+    this.chatId = session.sessionId;
     this.onSessionChange = onSessionChange ?? null;
     this.stopOnAbort = stopOnAbort;
     // A resumed stream replays the reply from its start: the chat rebuilds

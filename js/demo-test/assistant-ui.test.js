@@ -329,10 +329,8 @@ test('useChat on AgentsyncChatTransport: streaming, stop, regenerate, a reload m
     await page.$eval('#regenerate', (b) => b.click());
     await page.waitForFunction((id) => window.agentsyncSession && window.agentsyncSession.sessionId !== id, root, { timeout: 60000 });
     const fork = await page.evaluate(() => window.agentsyncSession.sessionId);
-    // (The page's text of the regenerated reply is not checked: useChat
-    // shows it empty after the switch, a known bug of the transport's
-    // regenerate under @ai-sdk/react, docs/ai-sdk.md.)
-    await waitServerDone(server.url, fork, 4);
+    const regenerated = await waitServerDone(server.url, fork, 4);
+    await waitShown(page, serverRows(regenerated), 'after regenerate() the chat shows the fork\'s path, the new reply whole');
     const alts = await (await fetch(`${server.url}/v1/sessions/${fork}/alternatives`, { headers: { Accept: 'application/json' } })).json();
     assert.deepEqual(alts.items.find((a) => a.sequence === 4), { sequence: 4, count: 2, index: 1 }, JSON.stringify(alts));
   } catch (err) {

@@ -264,6 +264,7 @@ test('transport: regenerate and edit make branches; switching shows each path', 
     assert.notEqual(textOf(regen), textOf(original), 'a new take');
     const fork = transport.session.sessionId;
     assert.notEqual(fork, root);
+    assert.equal(transport.chatId, root, "useChat's id stays the session the chat opened");
     const b = await transport.branches(regen.id);
     assert.deepEqual(b.items.map((x) => x.session_id), [root, fork]);
     assert.equal(b.index, 1);

@@ -19,8 +19,11 @@ declare global {
 const params = new URLSearchParams(location.search);
 
 function Chat({ transport, initial }: { transport: AgentsyncChatTransport; initial: UIMessage[] }) {
+  // transport.chatId, not transport.session.sessionId: a regenerate moves
+  // the transport to a fork, and a new id would make useChat start a new
+  // Chat from `initial` (docs/ai-sdk.md).
   const { messages, sendMessage, stop, regenerate, resumeStream, status, error } = useChat({
-    id: transport.session.sessionId,
+    id: transport.chatId,
     transport,
     messages: initial,
   });
