@@ -18,6 +18,7 @@ import { ViewPatcher } from './patcher.js';
 import { ActionRetry } from './constants.js';
 import { LocalCache, unreachable } from './cache.js';
 import { connectShared } from './tabs.js';
+import { waitForView } from './waitfor.js';
 
 export { AgentsyncError, COMPACT, CORE_BROKEN, Core, loadModule } from './core.js';
 export { NETWORK } from './errors.js';
@@ -282,35 +283,9 @@ export class Session {
    */
   waitFor(predicate, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     if (this.closed) return Promise.reject(new AgentsyncError('closed', 'waitFor: session closed'));
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const cleanups = [];
-      const settle = (fn, arg) => {
-        if (settled) return;
-        settled = true;
-        for (const cleanup of cleanups) cleanup();
-        fn(arg);
-      };
-      if (timeoutMs > 0) {
-        const t = setTimeout(() => settle(reject, new AgentsyncError('timeout', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
-        cleanups.push(() => clearTimeout(t));
-      }
-      cleanups.push(this.on('status', ({ status, cause }) => {
-        if (status === 'closed') settle(reject, cause ?? new AgentsyncError('closed', 'waitFor: session closed'));
-      }));
-      // subscribe() calls the listener at once, so the current view counts.
-      const unsubscribe = this.subscribe((view) => {
-        if (settled) return;
-        try {
-          if (predicate(view)) settle(resolve, view);
-        } catch (err) {
-          settle(reject, err);
-        }
-      });
-      if (settled) unsubscribe();
-      else cleanups.push(unsubscribe);
-    });
+    return waitForView(this, predicate, timeoutMs, ({ status }) => status === 'closed');
   }
+
 
   /**
    * Warms this session's WebAssembly core for a long answer, in

@@ -15,6 +15,7 @@
 
 import { AgentsyncError } from './errors.js';
 import { Http } from './http.js';
+import { waitForView } from './waitfor.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
 
@@ -216,37 +217,10 @@ export class SharedSession {
   /** As Session.waitFor: the first view (the current one included) for which predicate holds. */
   waitFor(predicate, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     if (this.closed) return Promise.reject(new AgentsyncError('closed', 'waitFor: session closed'));
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const cleanups = [];
-      const settle = (fn, arg) => {
-        if (settled) return;
-        settled = true;
-        for (const c of cleanups) c();
-        fn(arg);
-      };
-      if (timeoutMs > 0) {
-        const t = setTimeout(() => settle(reject, new AgentsyncError('timeout', `waitFor: no matching view after ${timeoutMs} ms`)), timeoutMs);
-        cleanups.push(() => clearTimeout(t));
-      }
-      cleanups.push(this.on('status', ({ status }) => {
-        if (status === 'closed' && this.closed) settle(reject, new AgentsyncError('closed', 'waitFor: session closed'));
-      }));
-      const check = (v) => {
-        if (settled) return;
-        try {
-          if (predicate(v)) settle(resolve, v);
-        } catch (err) {
-          settle(reject, err);
-        }
-      };
-      // A follower's status comes apart from its views: check on both.
-      cleanups.push(this.on('status', () => check(this.view)));
-      const off = this.subscribe(check);
-      if (settled) off();
-      else cleanups.push(off);
-    });
+    // A leader that goes away closes this tab's status only until it takes over.
+    return waitForView(this, predicate, timeoutMs, ({ status }) => status === 'closed' && this.closed);
   }
+
 
   /** Loads an older page: the leader's Session does; a follower asks the leader (resolves once asked). */
   loadOlder() {
