@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/agentsync/agentsync/server/internal/api"
@@ -93,7 +94,12 @@ func (t tracer) Start(ctx context.Context, name string) (context.Context, obs.Sp
 // carry a span's context in request headers (W3C traceparent), so that a
 // request forwarded to another node continues its trace there, and a
 // request's span continues its caller's.
-type TracePropagator = obs.Propagator
+type TracePropagator interface {
+	// Inject writes ctx's span context into h.
+	Inject(ctx context.Context, h http.Header)
+	// Extract returns ctx with the span context h names, if any.
+	Extract(ctx context.Context, h http.Header) context.Context
+}
 
 // propagatingTracer is a tracer whose Tracer also propagates.
 type propagatingTracer struct {
@@ -120,6 +126,9 @@ type NopObserver = obs.Nop
 var (
 	_ obs.Observer = Observer(nil)
 	_ Observer     = obs.Observer(nil)
+	// And its TracePropagator the internals' obs.Propagator.
+	_ obs.Propagator  = TracePropagator(nil)
+	_ TracePropagator = obs.Propagator(nil)
 )
 
 // Stats is a snapshot of the server's gauges (Server.Stats).

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentsync/agentsync/httpwire"
+)
 
 // Access keeps who besides a session's owner may use it (docs/protocol.md
 // §3.3): share links (capabilities bearing a token) and members (principals
@@ -34,17 +38,15 @@ type Access interface {
 	DeleteMember(ctx context.Context, sessionID, principal string) error
 }
 
-// Share modes.
+// Share modes and member roles are the wire's (httpwire): the store keeps
+// the strings the API speaks. The owner is the session's Owner, not a
+// stored member.
 const (
-	ShareRead  = "read"  // pages and subscribe
-	ShareWrite = "write" // also post, answer interactions and act
-)
-
-// Member roles. The owner is the session's Owner, not a stored member.
-const (
-	RoleOwner  = "owner"
-	RoleEditor = "editor"
-	RoleViewer = "viewer"
+	ShareRead  = httpwire.ShareRead
+	ShareWrite = httpwire.ShareWrite
+	RoleOwner  = httpwire.RoleOwner
+	RoleEditor = httpwire.RoleEditor
+	RoleViewer = httpwire.RoleViewer
 )
 
 // Share is one share link of a session: a capability its token bears. The

@@ -66,6 +66,15 @@ type SearchPage struct {
 	NextCursor int64
 }
 
+// Cut keeps the first limit hits of a page read with limit+1 (the one
+// more says another page follows) and sets NextCursor to the last kept.
+func (p *SearchPage) Cut(limit int) {
+	if len(p.Items) > limit {
+		p.Items = p.Items[:limit]
+		p.NextCursor = p.Items[limit-1].Key
+	}
+}
+
 // Search limits.
 const (
 	DefaultSearchLimit = 20

@@ -207,10 +207,7 @@ func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPa
 	if err != nil {
 		return store.SearchPage{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		page.NextCursor = page.Items[limit-1].Key
-	}
+	page.Cut(limit)
 	return page, nil
 }
 
