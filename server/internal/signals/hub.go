@@ -145,7 +145,8 @@ func (h *Hub) Subscribe(root, sessionID, principal string) *Sub {
 	}
 	h.byRoot[root][sessionID] = struct{}{}
 	// A new subscriber gets the presence now, even if it did not change.
-	h.presence(sessionID).last = nil
+	p := h.presence(sessionID)
+	p.joined = append(p.joined, s)
 	h.changedLocked(sessionID)
 	return s
 }

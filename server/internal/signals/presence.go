@@ -53,6 +53,7 @@ type sessionPresence struct {
 	remote map[string]remoteShare
 	timer  *time.Timer // a signal is due (coalescing), nil: none
 	last   []byte      // the last signal sent, so an unchanged one is not sent again
+	joined []*Sub      // subscribed since: they get the next signal, changed or not
 }
 
 type remoteShare struct {
@@ -188,7 +189,15 @@ func (h *Hub) flushPresence(sessionID string, publish bool) {
 		for s := range h.subsOf(sessionID) {
 			subs = append(subs, s)
 		}
+	} else {
+		// Unchanged: only a new subscriber (still subscribed) learns it.
+		for _, s := range p.joined {
+			if _, ok := h.subsOf(sessionID)[s]; ok {
+				subs = append(subs, s)
+			}
+		}
 	}
+	p.joined = nil
 	if len(local) == 0 && len(p.remote) == 0 && len(h.subsOf(sessionID)) == 0 {
 		delete(h.sessions, sessionID) // nobody here, nobody elsewhere: forget it
 	}
