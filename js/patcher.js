@@ -280,7 +280,8 @@ function keepTexts(held, mc) {
 }
 
 // The change record of a message taken whole: every part, none appended.
-function wholeChange(message) {
+/** The MessageChange that gives message whole (a new message, or a reset). */
+export function wholeChange(message) {
   return { message_id: message.message_id, message, parts: message.parts.map((part, index) => ({ index, part })) };
 }
 

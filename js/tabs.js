@@ -15,6 +15,7 @@
 
 import { AgentsyncError } from './errors.js';
 import { Http } from './http.js';
+import { wholeChange } from './patcher.js';
 import { waitForView } from './waitfor.js';
 
 const DEFAULT_TIMEOUT_MS = 30000;
@@ -82,6 +83,9 @@ export class SharedSession {
     this.listeners = new Set();
     this.handlers = new Map();
     this._view = { session_id: opts.sessionId, messages: [], has_more_older: false, status: 'connecting' };
+    // Whether this follower holds a view of the leader's (its 'change'
+    // events then follow the leader's).
+    this._synced = false;
     this._abort = new AbortController();
     this._release = null;
     // A follower's writes: the Session's own methods, on an object with no core.
@@ -123,7 +127,7 @@ export class SharedSession {
       this._broadcast({ t: 'status', status: e.status, reason: e.reason });
       this._setStatus(e.status, e.reason);
     });
-    for (const type of ['alternatives', 'presence', 'error']) {
+    for (const type of ['change', 'alternatives', 'presence', 'error']) {
       inner.on(type, (arg) => {
         if (type === 'presence') this.presence = arg;
         if (type !== 'error') this._broadcast({ t: 'signal', type, arg });
@@ -161,10 +165,19 @@ export class SharedSession {
       }
       return;
     }
-    if (msg.t === 'view') this._setView(msg.view);
-    else if (msg.t === 'status') this._setStatus(msg.status, msg.reason);
+    if (msg.t === 'view') {
+      if (!this._synced) {
+        // The first view this follower holds: its 'change' listeners
+        // start from the whole of it, as a Session's first render does.
+        this._synced = true;
+        this._emit('change', { reset: true, messages: msg.view.messages.map(wholeChange) });
+      }
+      this._setView(msg.view);
+    } else if (msg.t === 'status') this._setStatus(msg.status, msg.reason);
     else if (msg.t === 'signal') {
       if (msg.type === 'presence') this.presence = msg.arg;
+      // A change before this follower's first view is in that view.
+      if (msg.type === 'change' && !this._synced) return;
       this._emit(msg.type, msg.arg);
     }
   }

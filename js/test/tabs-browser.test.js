@@ -4,7 +4,7 @@
 // subscription (its agentsync_subscribers gauge); a message posted streams
 // into every page's view equal to the server's; the leader page closes and
 // another takes over, still one subscription, and a new post reaches the
-// pages left.
+// pages left; every page's 'change' events render what its view holds.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -82,9 +82,31 @@ async function openTab(context, sessionId) {
       }
     };
     window.__s = await connect({ url: location.origin, sessionId, wasm: '/js/agentsync.wasm', shareTabs: true });
+    // A renderer fed by 'change' events only (from the view it started
+    // with): each message's part texts, appends applied as appends.
+    const textsOf = (m) => m.parts.map((p) => p.text ?? '');
+    window.__rendered = new Map(window.__s.view.messages.map((m) => [m.message_id, textsOf(m)]));
+    window.__changes = 0;
+    window.__s.on('change', (c) => {
+      window.__changes++;
+      if (c.reset) window.__rendered.clear();
+      for (const mc of c.messages) {
+        const texts = (window.__rendered.get(mc.message_id) ?? []).slice(0, mc.message.parts.length);
+        for (const pc of mc.parts) texts[pc.index] = pc.appended !== undefined ? (texts[pc.index] ?? '') + pc.appended : (pc.part.text ?? '');
+        window.__rendered.set(mc.message_id, texts);
+      }
+    });
   }, { sessionId });
   return { page, logs };
 }
+
+// What a page rendered from its 'change' events, beside its view.
+const rendered = (page) =>
+  page.evaluate(() => ({
+    changes: window.__changes,
+    fromChanges: window.__s.view.messages.map((m) => (window.__rendered.get(m.message_id) ?? ['(never rendered)']).join('')),
+    fromView: window.__s.view.messages.map((m) => m.parts.map((p) => p.text ?? '').join('')),
+  }));
 
 const texts = (page) => page.evaluate(() => window.__s.view.messages.map((m) => `${m.role}:${m.state}:${m.parts.map((p) => p.text ?? '').join('')}`));
 
@@ -142,6 +164,13 @@ test('Chromium: ten tabs on one session make one subscription; a new leader take
     const all = await texts(pages[0]);
     assert.ok(all.some((t) => t.endsWith('from a follower')));
     assert.equal(await subscribers(), 1);
+    // Every tab, leader or follower, renders the same from its 'change'
+    // events as its view holds (a follower's come from the leader's).
+    for (const p of pages) {
+      const r = await rendered(p);
+      assert.ok(r.changes > 0, 'change events reached the tab');
+      assert.deepEqual(r.fromChanges, r.fromView);
+    }
     for (const t of tabs) assert.deepEqual(t.logs, []);
   } finally {
     await context.close();
