@@ -30,7 +30,8 @@ import (
 
 // Searcher is the search part of a Store.
 type Searcher interface {
-	// Search finds the messages of q.Owner's sessions matching q.Text:
+	// Search finds the messages matching q.Text of the sessions q.Owner
+	// owns or is a member of (Access), not deleted:
 	// at most q.Limit hits (SearchLimit), newest first, after q.Cursor (a
 	// previous page's NextCursor; 0 starts from the newest). A query with
 	// no words is CodeBadRequest.

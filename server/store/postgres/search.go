@@ -148,13 +148,16 @@ const searchProbe = 200
 var probeSQL = fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM search_docs
 	WHERE tsv @@ to_tsquery('simple', $1) AND id < $2 LIMIT %d) x`, searchProbe)
 
+// readableBy3: the session s is $3's, or $3 is one of its members.
+const readableBy3 = `(s.owner = $3 OR EXISTS (SELECT 1 FROM session_members sm WHERE sm.session_id = s.session_id AND sm.principal = $3))`
+
 const searchColumns = `d.id, s.session_id, d.sequence, m.message_id, m.role, m.created_at, d.body, s.title`
 
 const searchCommonSQL = `SELECT ` + searchColumns + `
 	FROM search_docs d
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE d.tsv @@ to_tsquery('simple', $1) AND d.id < $2 AND s.owner = $3 AND NOT s.deleted
+	WHERE d.tsv @@ to_tsquery('simple', $1) AND d.id < $2 AND NOT s.deleted AND `+readableBy3+`
 	ORDER BY d.id DESC LIMIT $4`
 
 const searchRareSQL = `WITH d AS MATERIALIZED (
@@ -163,10 +166,11 @@ const searchRareSQL = `WITH d AS MATERIALIZED (
 	FROM d
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE s.owner = $3 AND NOT s.deleted
+	WHERE NOT s.deleted AND `+readableBy3+`
 	ORDER BY d.id DESC LIMIT $4`
 
-// Search finds q.Owner's messages matching q.Text (store.Searcher).
+// Search finds the messages matching q.Text of the sessions q.Owner
+// owns or is a member of (store.Searcher).
 func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPage, error) {
 	terms, err := store.SearchTerms(q.Text)
 	if err != nil {

@@ -120,10 +120,12 @@ const searchSQL = `SELECT -d.id, s.session_id, d.sequence, m.message_id, m.role,
 	JOIN search_docs d ON d.id = search_fts.rowid
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE search_fts MATCH ? AND search_fts.rowid > ? AND s.owner = ? AND s.deleted = 0
-	ORDER BY search_fts.rowid LIMIT ?`
+	WHERE search_fts MATCH ? AND search_fts.rowid > ? AND s.deleted = 0
+	  AND (s.owner = ?3 OR EXISTS (SELECT 1 FROM session_members sm WHERE sm.session_id = s.session_id AND sm.principal = ?3))
+	ORDER BY search_fts.rowid LIMIT ?4`
 
-// Search finds q.Owner's messages matching q.Text (store.Searcher).
+// Search finds the messages matching q.Text of the sessions q.Owner
+// owns or is a member of (store.Searcher).
 func (s *Store) Search(ctx context.Context, q store.SearchQuery) (store.SearchPage, error) {
 	terms, err := store.SearchTerms(q.Text)
 	if err != nil {

@@ -19,6 +19,7 @@ var searchSuite = []struct {
 }{
 	{"SearchIndexesDoneVisibleText", testSearchIndexesDoneVisibleText},
 	{"SearchOwnersAndPages", testSearchOwnersAndPages},
+	{"SearchMembersFindSharedSessions", testSearchMembers},
 	{"SearchDeletionsAndForks", testSearchDeletionsAndForks},
 	{"SearchSeesAnotherNodesWrites", testSearchSeesAnotherNode},
 	{"WindowAroundEdges", testWindowAroundEdges},
@@ -148,6 +149,31 @@ func testSearchOwnersAndPages(t *testing.T, open Opener) {
 	if p := MustSearch(t, s, store.SearchQuery{Owner: "ann", Text: "apple", Limit: 10}); p.NextCursor != 0 || len(p.Items) != 10 {
 		t.Fatalf("an exact last page: %d items, next %d", len(p.Items), p.NextCursor)
 	}
+}
+
+// A member of a session (any role) finds its messages as its owner does;
+// once removed, no longer; a share link is no principal's.
+func testSearchMembers(t *testing.T, open Opener) {
+	s := open(t, "main")
+	ctx := context.Background()
+	newOwned(t, s, "ann1", "ann")
+	newOwned(t, s, "ann2", "ann")
+	MustCommit(t, s, "ann1", UserMessage("ann1", 1, "quince jam"))
+	MustCommit(t, s, "ann2", UserMessage("ann2", 1, "quince tart"))
+	for _, m := range []store.Member{{SessionID: "ann1", Principal: "bob", Role: store.RoleViewer}, {SessionID: "ann1", Principal: "carol", Role: store.RoleEditor}} {
+		if err := s.PutMember(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantHits(t, s, "ann", "quince", "ann2/1", "ann1/1")
+	wantHits(t, s, "bob", "quince", "ann1/1")
+	wantHits(t, s, "carol", "quince jam", "ann1/1")
+	wantHits(t, s, "dave", "quince")
+	if err := s.DeleteMember(ctx, "ann1", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, s, "bob", "quince")
+	wantHits(t, s, "carol", "quince", "ann1/1")
 }
 
 func testSearchDeletionsAndForks(t *testing.T, open Opener) {
