@@ -2,9 +2,6 @@ package uploads
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -13,35 +10,17 @@ import (
 // and answers how many it dropped. An upload being written is never
 // older than its last write, so a running PATCH is left alone.
 func (h *Handler) Sweep(ctx context.Context, olderThan time.Duration) (int, error) {
-	infos, err := filepath.Glob(filepath.Join(h.cfg.Dir, "*.info"))
+	ids, err := h.store.Stale(ctx, olderThan)
 	if err != nil {
 		return 0, err
 	}
-	cutoff := time.Now().Add(-olderThan)
 	dropped := 0
-	for _, info := range infos {
-		if err := ctx.Err(); err != nil {
-			return dropped, err
-		}
-		id := strings.TrimSuffix(filepath.Base(info), ".info")
-		if !uploadID.MatchString(id) {
-			continue
-		}
-		last, err := os.Stat(filepath.Join(h.cfg.Dir, id))
-		if err != nil {
-			last, err = os.Stat(info)
-			if err != nil {
-				continue
-			}
-		}
-		if last.ModTime().After(cutoff) {
-			continue
-		}
-		up, err := h.files.GetUpload(ctx, id)
+	for _, id := range ids {
+		up, err := h.store.GetUpload(ctx, id)
 		if err != nil {
 			continue
 		}
-		if err := h.files.AsTerminatableUpload(up).Terminate(ctx); err != nil {
+		if err := h.store.AsTerminatableUpload(up).Terminate(ctx); err != nil {
 			h.log.Warn("sweep an abandoned upload", "upload", id, "err", err)
 			continue
 		}

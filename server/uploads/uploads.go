@@ -13,11 +13,11 @@
 // file's URL in the Agentsync-Blob-Id and Agentsync-File-Url headers.
 // Every refusal is a typed {code, message} body (docs/files.md).
 //
-// The bytes of an upload in progress are files under Config.Dir on this
-// node, locked in this process: in a cluster, route an upload's requests
-// to the node that created it (its URL names no node; a proxy may key on
-// the upload id), or give each node its own uploads and finish them there.
-// Finished files live in the shared blob store.
+// The bytes of an upload in progress are in Config.Store: by default
+// files under Config.Dir on this node, locked in this process (one node);
+// in a cluster, a pgupload.Store, in the nodes' PostgreSQL, so that any
+// node serves any request of any upload (no sticky routing). Finished
+// files live in the blob store.
 package uploads
 
 import (
@@ -40,9 +40,7 @@ import (
 	"github.com/agentsync/agentsync/server/blob"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
-	"github.com/tus/tusd/v2/pkg/filestore"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
-	"github.com/tus/tusd/v2/pkg/memorylocker"
 	xslog "golang.org/x/exp/slog"
 )
 
@@ -68,7 +66,11 @@ type Config struct {
 	Blobs blob.Store
 	// Sessions resolves an upload's session to its owner. Required.
 	Sessions Sessions
-	// Dir keeps the uploads in progress (created if needed). Required.
+	// Store keeps the uploads in progress; nil: a DirStore under Dir.
+	// Several nodes share a pgupload.Store.
+	Store Store
+	// Dir keeps the uploads in progress (created if needed) when Store
+	// is nil.
 	Dir string
 	// MaxSize bounds one upload in bytes; zero means DefaultMaxSize.
 	MaxSize int64
@@ -86,7 +88,7 @@ type Config struct {
 // Handler serves the upload routes.
 type Handler struct {
 	tus     *tusd.Handler
-	files   filestore.FileStore
+	store   Store
 	cfg     Config
 	log     *slog.Logger
 	route   string // the server's own route prefix, "/v1/uploads"
@@ -105,8 +107,8 @@ const (
 
 // New returns the handler.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Blobs == nil || cfg.Sessions == nil || cfg.Dir == "" {
-		return nil, errors.New("uploads: Config needs Blobs, Sessions and Dir")
+	if cfg.Blobs == nil || cfg.Sessions == nil || (cfg.Store == nil && cfg.Dir == "") {
+		return nil, errors.New("uploads: Config needs Blobs, Sessions and a Store or Dir")
 	}
 	if cfg.MaxSize <= 0 {
 		cfg.MaxSize = DefaultMaxSize
@@ -120,16 +122,21 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if err := mkdir(cfg.Dir); err != nil {
-		return nil, fmt.Errorf("uploads: %w", err)
+	if cfg.Store == nil {
+		d, err := NewDirStore(cfg.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("uploads: %w", err)
+		}
+		cfg.Store = d
 	}
-	h := &Handler{files: filestore.New(cfg.Dir), cfg: cfg, log: cfg.Logger, route: "/v1/uploads"}
+	h := &Handler{store: cfg.Store, cfg: cfg, log: cfg.Logger, route: "/v1/uploads"}
 	for _, t := range cfg.MediaTypes {
 		h.allowed = append(h.allowed, strings.ToLower(strings.TrimSpace(t)))
 	}
 	composer := tusd.NewStoreComposer()
-	h.files.UseIn(composer)
-	memorylocker.New().UseIn(composer)
+	composer.UseCore(h.store)
+	composer.UseTerminater(h.store)
+	composer.UseLocker(h.store)
 	tus, err := tusd.NewHandler(tusd.Config{
 		StoreComposer:             composer,
 		BasePath:                  cfg.BasePath,
@@ -179,7 +186,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) owns(ctx context.Context, id, p string) bool {
-	up, err := h.files.GetUpload(ctx, id)
+	up, err := h.store.GetUpload(ctx, id)
 	if err != nil {
 		return false
 	}
@@ -303,12 +310,12 @@ func (h *Handler) preFinish(ev tusd.HookEvent) (tusd.HTTPResponse, error) {
 	ctx := ev.Context
 	info := ev.Upload
 	sid, mt := info.MetaData[MetaSession], info.MetaData[MetaFiletype]
-	up, err := h.files.GetUpload(ctx, info.ID)
+	up, err := h.store.GetUpload(ctx, info.ID)
 	if err != nil {
 		return tusd.HTTPResponse{}, err
 	}
 	drop := func() {
-		if err := h.files.AsTerminatableUpload(up).Terminate(context.WithoutCancel(ctx)); err != nil {
+		if err := h.store.AsTerminatableUpload(up).Terminate(context.WithoutCancel(ctx)); err != nil {
 			h.log.Warn("drop a finished upload", "upload", info.ID, "err", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentsync/agentsync/server/blob/pgblob"
 	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/server/uploads"
+	"github.com/agentsync/agentsync/server/uploads/pgupload"
 )
 
 // filesOptions choose where files go (docs/files.md): a directory beside
@@ -35,7 +36,7 @@ type filesOptions struct {
 func (o *filesOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.mode, "files", "", "where uploaded files are kept: dir (a directory, see -files-dir), postgres (the -store database: several nodes), or off (no file routes); default: postgres with -store postgres://..., else dir")
 	fs.StringVar(&o.dir, "files-dir", "", "with -files dir: the blob directory (default: files/ beside the -db file)")
-	fs.StringVar(&o.uploadsDir, "uploads-dir", "", "uploads in progress (default: uploads/ beside the -db file)")
+	fs.StringVar(&o.uploadsDir, "uploads-dir", "", "with -files dir: uploads in progress (default: uploads/ beside the -db file); with -files postgres they are in the -store database, so any node serves any upload")
 	fs.Int64Var(&o.maxSize, "files-max-size", uploads.DefaultMaxSize, "largest upload in bytes")
 	fs.StringVar(&o.types, "files-types", strings.Join(uploads.DefaultMediaTypes, ","), "comma list of accepted media types (type/subtype or type/*)")
 	fs.DurationVar(&o.expire, "uploads-expire", 24*time.Hour, "drop an upload in progress whose bytes have not grown for this long (0: never)")
@@ -52,6 +53,8 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 	}
 	base := filepath.Dir(db)
 	var blobs blob.Store
+	var inProgress uploads.Store // nil: a directory (-uploads-dir)
+	closeInProgress := func() {}
 	if o.mode == "" {
 		o.mode = "dir"
 		if so.url != "" {
@@ -82,7 +85,12 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 		if err != nil {
 			return nil, nil, fmt.Errorf("-files postgres: %w", err)
 		}
-		blobs = s
+		pu, err := pgupload.Open(ctx, so.url, 0)
+		if err != nil {
+			_ = s.Close()
+			return nil, nil, fmt.Errorf("-files postgres: %w", err)
+		}
+		blobs, inProgress, closeInProgress = s, pu, pu.Close
 	default:
 		return nil, nil, fmt.Errorf("-files: want dir, postgres or off, got %q", o.mode)
 	}
@@ -91,6 +99,7 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 		at.ModelFileBudget = -1 // 0 on the command line: none, not the default
 	}
 	closeAll := func() {
+		closeInProgress()
 		if err := blobs.Close(); err != nil {
 			log.Error("close blob store", "err", err)
 		}
@@ -113,7 +122,7 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 	if upDir == "" {
 		upDir = filepath.Join(base, "uploads")
 	}
-	up, err := uploads.New(uploads.Config{Blobs: blobs, Sessions: st, Dir: upDir, MaxSize: o.maxSize, MediaTypes: types, Logger: log})
+	up, err := uploads.New(uploads.Config{Blobs: blobs, Sessions: st, Store: inProgress, Dir: upDir, MaxSize: o.maxSize, MediaTypes: types, Logger: log})
 	if err != nil {
 		closeAll()
 		return nil, nil, err
