@@ -238,7 +238,10 @@ test('attach: the connection drops mid-upload; the upload resumes, finishes and 
       // The cut comes 1.5 MB into the upload's body.
       proxy.cutAfter(1.5e6);
       await page.dispatchEvent('[data-testid="messages"]', 'drop', { dataTransfer: dt });
-      await page.locator('[data-testid="attachment"][data-status="done"]').waitFor({ timeout: 90000 });
+      // Done, or failed: a failure says why (its label's title is the error).
+      await page.locator('[data-testid="attachment"][data-status="done"], [data-testid="attachment"][data-status="error"]').waitFor({ timeout: 90000 });
+      const shown = await page.$eval('[data-testid="attachment"]', (a) => ({ status: a.dataset.status, progress: a.dataset.progress, error: a.querySelector('[data-testid="attachment-progress"]')?.title }));
+      assert.equal(shown.status, 'done', `the upload: ${JSON.stringify(shown)}; cuts ${proxy.cuts}; requests ${methods}`);
       assert.equal(proxy.cuts, 1, 'the upload was cut');
       // The cut PATCH, then the client asked where it stopped and went on.
       assert.ok(methods.filter((m) => m === 'PATCH').length >= 2 && methods.includes('HEAD'), `requests: ${methods}`);
