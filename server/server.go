@@ -147,6 +147,12 @@ type Attachments struct {
 // the server calls (Attachments.Uploads); "" outside them.
 func Principal(r *http.Request) string { return api.Principal(r) }
 
+// MayWrite says whether the principal of a request the server handed to
+// Attachments.Uploads (ctx is that request's, or derived from it) may
+// write to session id, as posting a message needs: nil for its owner or
+// an editor (docs/protocol.md §3.3); the typed 404 or 403 otherwise.
+func MayWrite(ctx context.Context, sessionID string) error { return api.MayWrite(ctx, sessionID) }
+
 // FilePath is the path, relative to the server's root, of a session's
 // file: the URL its file parts carry.
 func FilePath(sessionID, blobID string) string { return api.FilePath(sessionID, blobID) }

@@ -3,8 +3,9 @@
 // reference server: mount it as server.Attachments.Uploads, and the
 // server authorizes every request before it reaches this handler.
 //
-// An upload belongs to the principal that created it and to one of that
-// principal's sessions (Upload-Metadata session_id); its size is bounded
+// An upload belongs to the principal that created it and to a session
+// that principal may write to, as its owner or an editor (Upload-Metadata
+// session_id; server.MayWrite); its size is bounded
 // (MaxSize, 100 MB by default) and its media type must be one of
 // MediaTypes: both are checked when the upload is created, before any byte
 // is stored. A cut upload resumes from the offset HEAD reports. When its
@@ -38,7 +39,6 @@ import (
 	"github.com/agentsync/agentsync/internal/wire"
 	"github.com/agentsync/agentsync/server"
 	"github.com/agentsync/agentsync/server/blob"
-	"github.com/agentsync/agentsync/server/store"
 	"github.com/agentsync/agentsync/synccore"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 	xslog "golang.org/x/exp/slog"
@@ -55,17 +55,10 @@ var DefaultMediaTypes = []string{
 	"text/plain", "text/markdown", "text/csv", "application/json",
 }
 
-// Sessions finds a session's owner; a store.Store is one.
-type Sessions interface {
-	Session(ctx context.Context, id string) (store.Session, error)
-}
-
 // Config configures a Handler.
 type Config struct {
 	// Blobs receives the finished uploads. Required.
 	Blobs blob.Store
-	// Sessions resolves an upload's session to its owner. Required.
-	Sessions Sessions
 	// Store keeps the uploads in progress; nil: a DirStore under Dir.
 	// Several nodes share a pgupload.Store.
 	Store Store
@@ -107,8 +100,8 @@ const (
 
 // New returns the handler.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Blobs == nil || cfg.Sessions == nil || (cfg.Store == nil && cfg.Dir == "") {
-		return nil, errors.New("uploads: Config needs Blobs, Sessions and a Store or Dir")
+	if cfg.Blobs == nil || (cfg.Store == nil && cfg.Dir == "") {
+		return nil, errors.New("uploads: Config needs Blobs, and a Store or Dir")
 	}
 	if cfg.MaxSize <= 0 {
 		cfg.MaxSize = DefaultMaxSize
@@ -233,7 +226,7 @@ func (h *Handler) preCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfo
 	if sid == "" {
 		return tusd.HTTPResponse{}, tusd.FileInfoChanges{}, typedErr(synccore.Errorf(synccore.CodeBadRequest, "Upload-Metadata needs %s", MetaSession))
 	}
-	if err := h.checkSession(ev.Context, sid, p); err != nil {
+	if err := h.checkSession(ev.Context, sid); err != nil {
 		return tusd.HTTPResponse{}, tusd.FileInfoChanges{}, typedErr(err)
 	}
 	name := cleanName(info.MetaData[MetaFilename])
@@ -246,17 +239,11 @@ func (h *Handler) preCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfo
 	}}, nil
 }
 
-// checkSession refuses a session of another principal as an unknown one.
-func (h *Handler) checkSession(ctx context.Context, sid, p string) error {
-	s, err := h.cfg.Sessions.Session(ctx, sid)
-	if err != nil || s.Owner != p {
-		var te *synccore.Error
-		if err != nil && (!errors.As(err, &te) || te.Code != synccore.CodeNotFound) {
-			return err
-		}
-		return store.ErrNoSession(sid)
-	}
-	return nil
+// checkSession refuses a session the request's principal may not write
+// to (server.MayWrite: its owner and editors may): a stranger's as an
+// unknown one, a viewer's 403.
+func (h *Handler) checkSession(ctx context.Context, sid string) error {
+	return server.MayWrite(ctx, sid)
 }
 
 // mediaType is the upload's declared type (else the file name's), if
@@ -336,7 +323,7 @@ func (h *Handler) preFinish(ev tusd.HookEvent) (tusd.HTTPResponse, error) {
 			return tusd.HTTPResponse{}, typedErr(synccore.Errorf(synccore.CodeForbidden, "the bytes are not %s (they look like %s)", base, got))
 		}
 	}
-	if err := h.checkSession(ctx, sid, info.MetaData[metaPrincipal]); err != nil {
+	if err := h.checkSession(ctx, sid); err != nil {
 		drop()
 		return tusd.HTTPResponse{}, typedErr(err)
 	}
@@ -347,7 +334,7 @@ func (h *Handler) preFinish(ev tusd.HookEvent) (tusd.HTTPResponse, error) {
 	}
 	// A session deleted meanwhile released its references before this
 	// one: release again, so the blob does not outlive it.
-	if err := h.checkSession(ctx, sid, info.MetaData[metaPrincipal]); err != nil {
+	if err := h.checkSession(ctx, sid); err != nil {
 		_ = h.cfg.Blobs.Release(context.WithoutCancel(ctx), sid)
 		drop()
 		return tusd.HTTPResponse{}, typedErr(err)

@@ -62,7 +62,7 @@ func startTB(t testing.TB, tweak func(*uploads.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ucfg := uploads.Config{Blobs: blobs, Sessions: st, Dir: filepath.Join(dir, "uploads")}
+	ucfg := uploads.Config{Blobs: blobs, Dir: filepath.Join(dir, "uploads")}
 	if tweak != nil {
 		tweak(&ucfg)
 	}
@@ -567,4 +567,62 @@ func TestSweep(t *testing.T) {
 	}
 	_, err := alice.Upload(ctxOf(t), sid, bindings.UploadFile{URL: u, Name: "l.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text))})
 	wantCode(t, err, synccore.CodeNotFound)
+}
+
+// TestMembersUpload: an editor of alice's session uploads a file into it,
+// as it may post; a viewer is refused 403 and a stranger 404 at creation,
+// with nothing stored; a removed editor no longer can; a write link can,
+// a read link not.
+func TestMembersUpload(t *testing.T) {
+	t.Parallel()
+	e := start(t, nil)
+	alice := api(e.url, "alice")
+	sid := session(t, alice)
+	for who, role := range map[string]string{"bob": "editor", "carol": "viewer"} {
+		if _, err := alice.SetMember(ctxOf(t), sid, who, role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := []byte("notes of the meeting")
+	up := func(who string) (bindings.File, error) {
+		return api(e.url, who).Upload(ctxOf(t), sid, bindings.UploadFile{Name: "notes.txt", MediaType: "text/plain", Body: bytes.NewReader(text), Size: int64(len(text))})
+	}
+	done, err := up("bob")
+	if err != nil {
+		t.Fatalf("the editor's upload: %v", err)
+	}
+	if done.BlobID != hexSum(text) {
+		t.Fatalf("the editor's file %+v", done)
+	}
+	_, err = up("carol")
+	wantCode(t, err, synccore.CodeForbidden)
+	_, err = up("dave")
+	wantCode(t, err, synccore.CodeNotFound)
+	if err := alice.RemoveMember(ctxOf(t), sid, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = up("bob")
+	wantCode(t, err, synccore.CodeNotFound)
+	// A write link uploads into its session as an editor does; a read
+	// link may not.
+	for mode, want := range map[string]string{"write": "", "read": synccore.CodeForbidden} {
+		sh, err := alice.CreateShare(ctxOf(t), sid, bindings.ShareOptions{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := []byte("from a " + mode + " link")
+		_, err = api(e.url, sh.Token).Upload(ctxOf(t), sid, bindings.UploadFile{Name: mode + ".txt", MediaType: "text/plain", Body: bytes.NewReader(other), Size: int64(len(other))})
+		if want == "" && err != nil {
+			t.Fatalf("the write link's upload: %v", err)
+		}
+		if want != "" {
+			wantCode(t, err, want)
+		}
+	}
+	if refs, err := e.blobs.Refs(ctxOf(t), sid); err != nil || len(refs) != 2 {
+		t.Fatalf("the session's files: %+v, %v; want the editor's and the write link's", refs, err)
+	}
+	if left := dirFiles(t, e.upDir); len(left) != 0 {
+		t.Fatalf("refused uploads stored %v", left)
+	}
 }

@@ -122,7 +122,7 @@ func (o *filesOptions) open(ctx context.Context, db string, so storeOptions, st 
 	if upDir == "" {
 		upDir = filepath.Join(base, "uploads")
 	}
-	up, err := uploads.New(uploads.Config{Blobs: blobs, Sessions: st, Store: inProgress, Dir: upDir, MaxSize: o.maxSize, MediaTypes: types, Logger: log})
+	up, err := uploads.New(uploads.Config{Blobs: blobs, Store: inProgress, Dir: upDir, MaxSize: o.maxSize, MediaTypes: types, Logger: log})
 	if err != nil {
 		closeAll()
 		return nil, nil, err

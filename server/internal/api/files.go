@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -81,7 +82,7 @@ func (a *api) routeFiles(mux *http.ServeMux, endpoint func(http.HandlerFunc) htt
 	mux.HandleFunc("POST /v1/sessions/{id}/files/{blob}/sign", endpoint(a.can(levelRead, a.signFile)))
 	mux.HandleFunc("GET /v1/sessions/{id}/files", endpoint(a.can(levelRead, a.listFiles)))
 	if a.files.uploads != nil {
-		up := endpoint(a.personal(a.uploads))
+		up := endpoint(a.uploads)
 		mux.HandleFunc("POST /v1/uploads", up)
 		for _, m := range []string{"HEAD", "PATCH", "DELETE"} {
 			mux.HandleFunc(m+" /v1/uploads/{upload}", up)
@@ -90,9 +91,30 @@ func (a *api) routeFiles(mux *http.ServeMux, endpoint func(http.HandlerFunc) htt
 }
 
 // uploads hands an authorized request to the upload handler, which finds
-// its principal with Principal. Preflights are answered by the API.
+// its principal with Principal and asks MayWrite whether that principal
+// may add a file to the session an upload names. Preflights are answered
+// by the API.
 func (a *api) uploads(w http.ResponseWriter, r *http.Request) {
-	a.files.uploads.ServeHTTP(w, r)
+	check := func(ctx context.Context, sessionID string) error {
+		_, err := a.checkAccess(ctx, sessionID, levelWrite)
+		return err
+	}
+	a.files.uploads.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mayWriteKey{}, check)))
+}
+
+type mayWriteKey struct{}
+
+// MayWrite says whether the principal of a request the server handed to
+// the upload handler (ctx is that request's, or derived from it) may
+// write to session id, as posting a message needs: nil for its owner or
+// an editor; the typed 404 (a session it has nothing to do with, or none)
+// or 403 (a viewer) otherwise.
+func MayWrite(ctx context.Context, sessionID string) error {
+	check, _ := ctx.Value(mayWriteKey{}).(func(context.Context, string) error)
+	if check == nil {
+		return synccore.Errorf(synccore.CodeInternal, "MayWrite outside a request the server authorized")
+	}
+	return check(ctx, sessionID)
 }
 
 // Principal is the principal an authorized request acts for (the upload

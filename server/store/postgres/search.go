@@ -157,7 +157,7 @@ const searchCommonSQL = `SELECT ` + searchColumns + `
 	FROM search_docs d
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE d.tsv @@ to_tsquery('simple', $1) AND d.id < $2 AND NOT s.deleted AND `+readableBy3+`
+	WHERE d.tsv @@ to_tsquery('simple', $1) AND d.id < $2 AND NOT s.deleted AND ` + readableBy3 + `
 	ORDER BY d.id DESC LIMIT $4`
 
 const searchRareSQL = `WITH d AS MATERIALIZED (
@@ -166,7 +166,7 @@ const searchRareSQL = `WITH d AS MATERIALIZED (
 	FROM d
 	JOIN sessions s ON s.sid = d.sid
 	JOIN messages m ON m.sid = d.sid AND m.sequence = d.sequence
-	WHERE NOT s.deleted AND `+readableBy3+`
+	WHERE NOT s.deleted AND ` + readableBy3 + `
 	ORDER BY d.id DESC LIMIT $4`
 
 // Search finds the messages matching q.Text of the sessions q.Owner

@@ -64,7 +64,7 @@ func node(t *testing.T, url string) (addr string, blobs *pgblob.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := uploads.New(uploads.Config{Blobs: blobs, Sessions: st, Store: ups, MediaTypes: []string{"application/octet-stream"}})
+	up, err := uploads.New(uploads.Config{Blobs: blobs, Store: ups, MediaTypes: []string{"application/octet-stream"}})
 	if err != nil {
 		t.Fatal(err)
 	}
