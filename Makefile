@@ -40,10 +40,11 @@ vet:
 	$(GO) vet ./... ./testdata ./testdata/gen
 
 ## lint: the repository's rules (no tracked executable, no tracked file over 4 MB, one
-## release version); go.mod is tidy; staticcheck (pinned) natively, and as the module is
+## release version); every Go file gofmt'ed; go.mod is tidy; staticcheck (pinned) natively, and as the module is
 ## built (wasip1; without U1000, which takes //go:wasmexport functions for unused ones)
 lint: $(TOOLS)/staticcheck
 	$(GO) run ./tools/repocheck
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'ed:" $$unformatted; exit 1; fi
 	$(GO) mod tidy -diff
 	$(TOOLS)/staticcheck $$($(GO) list ./... ./testdata ./testdata/gen | grep -v '/wasm$$')
 	GOOS=wasip1 GOARCH=wasm $(TOOLS)/staticcheck -checks inherit,-U1000 ./wasm ./synccore/...
