@@ -94,7 +94,7 @@ func main() {
 		}
 		all = append(all, parseGoBench(bytes.NewReader(out), strings.TrimPrefix(s.Pkg, "./"))...)
 	}
-	for _, script := range []string{"js/bench/apply.bench.js", "js/bench/e2e.bench.js", "js/bench/warm.bench.js", "js/bench/page.bench.js", "js/bench/cache.bench.js"} {
+	for _, script := range []string{"js/bench/apply.bench.js", "js/bench/e2e.bench.js", "js/bench/task.bench.js", "js/bench/warm.bench.js", "js/bench/page.bench.js", "js/bench/cache.bench.js"} {
 		js, err := runJS(script)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
