@@ -61,3 +61,11 @@ func BenchmarkSearch(b *testing.B) {
 	s := openAt(b, searchFixture.url)
 	storetest.BenchSearch(b, s)
 }
+
+// BenchmarkCommitConcurrent measures checkpoint commits of 16 sessions
+// streaming at once (storetest.BenchCommitConcurrent), the load a node
+// with many running turns puts on the database. Target: ≥5,000/s.
+func BenchmarkCommitConcurrent(b *testing.B) {
+	s, _ := openTest(b)
+	storetest.BenchCommitConcurrent(b, s, 16)
+}

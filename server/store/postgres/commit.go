@@ -25,7 +25,8 @@ func (s *Store) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore
 	return s.commit(ctx, l.SessionID, &l, msgs)
 }
 
-// commit is two round trips, whatever the batch's size: one pipelined
+// commitAlone is a commit in a transaction of its own (a group of one,
+// group.go): two round trips, whatever the batch's size: one pipelined
 // batch begins the transaction, locks the session and reads what the
 // checks need (every message's stored header and part sequences); once the
 // checks passed in Go, a second writes everything and commits. (PostgreSQL
@@ -33,10 +34,7 @@ func (s *Store) CommitLeased(ctx context.Context, l store.Lease, msgs []synccore
 // statement that fails makes the server skip the rest of its pipeline,
 // COMMIT included.) A commit was a round trip per statement before, 8 for
 // one message; a checkpoint is the hottest write a node makes.
-func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease, msgs []synccore.Message) error {
-	if len(msgs) == 0 {
-		return nil
-	}
+func (s *Store) commitAlone(ctx context.Context, sessionID string, fence *store.Lease, msgs []synccore.Message) error {
 	if s.closed.Load() {
 		return store.ErrClosed()
 	}
@@ -67,8 +65,20 @@ func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store
 		return err
 	}
 	var batch pgx.Batch
+	if err := queueWrites(&batch, &sess, sessionID, msgs, stored, now); err != nil {
+		return err
+	}
+	if own {
+		batch.Queue(`COMMIT`)
+	}
+	return c.SendBatch(ctx, &batch).Close()
+}
+
+// queueWrites checks the messages of a commit against what readForCommit
+// read and queues their writes.
+func queueWrites(batch *pgx.Batch, sess *sessionRow, sessionID string, msgs []synccore.Message, stored map[string]*storedMessage, now int64) error {
 	for i := range msgs {
-		if err := queueMessage(&batch, &sess, sessionID, &msgs[i], stored, now); err != nil {
+		if err := queueMessage(batch, sess, sessionID, &msgs[i], stored, now); err != nil {
 			return err
 		}
 	}
@@ -78,10 +88,7 @@ func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store
 	}
 	// head_sequence and visible_count are the insert trigger's.
 	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sess.sid)
-	if own {
-		batch.Queue(`COMMIT`)
-	}
-	return c.SendBatch(ctx, &batch).Close()
+	return nil
 }
 
 // batchSender is a pgx.Tx or a connection.
@@ -107,18 +114,49 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 	if begin {
 		batch.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 	}
+	reads := queueReads(&batch, sessionID, fence, msgs, lockSessionSQL)
+	results := c.SendBatch(ctx, &batch)
+	defer results.Close()
+	if begin {
+		if _, err := results.Exec(); err != nil {
+			return sessionRow{}, nil, err
+		}
+	}
+	sess, stored, checkErr, err := reads.scan(results)
+	if err != nil {
+		return sess, nil, err
+	}
+	if checkErr != nil {
+		return sess, nil, checkErr
+	}
+	return sess, stored, results.Close()
+}
+
+// commitReads are the reads of one commit queued in a batch (queueReads):
+// the session's lock, a header lookup per message id and the stored texts
+// of each message the commit may close.
+type commitReads struct {
+	sessionID string
+	fence     *store.Lease
+	order     []string // message ids, in the order of their lookups
+	closing   []string // ids of the messages whose texts are read
+}
+
+// queueReads queues the reads of a commit to sessionID, the lock first
+// (lockSQL: lockSessionSQL, or its NOWAIT form in a group).
+func queueReads(batch *pgx.Batch, sessionID string, fence *store.Lease, msgs []synccore.Message, lockSQL string) commitReads {
 	epoch := int64(0)
 	if fence != nil {
 		epoch = fence.Epoch
 	}
-	batch.Queue(lockSessionSQL, sessionID, strconv.FormatInt(epoch, 10))
+	batch.Queue(lockSQL, sessionID, strconv.FormatInt(epoch, 10))
 	// One lookup per message id, for the parts every occurrence gives.
-	var order []string
+	r := commitReads{sessionID: sessionID, fence: fence}
 	partIDs := map[string][]string{}
 	for i := range msgs {
 		id := msgs[i].MessageID
 		if _, ok := partIDs[id]; !ok {
-			order = append(order, id)
+			r.order = append(r.order, id)
 		}
 		for _, p := range msgs[i].Parts {
 			partIDs[id] = append(partIDs[id], p.PartID)
@@ -127,7 +165,7 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 			partIDs[id] = []string{}
 		}
 	}
-	for _, id := range order {
+	for _, id := range r.order {
 		batch.Queue(`SELECT m.sequence, m.revision, m.role, m.state, m.visibility, m.part_count, m.created_at,
 				ARRAY(SELECT p.part_id FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3)),
 				ARRAY(SELECT p.sequence FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3))
@@ -136,26 +174,31 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 	}
 	// The stored parts of each message the batch may close, for its
 	// search text.
-	closing := closingIDs(msgs)
-	for _, id := range closing {
+	r.closing = closingIDs(msgs)
+	for _, id := range r.closing {
 		batch.Queue(storedTextsSQL, sessionID, id)
 	}
-	results := c.SendBatch(ctx, &batch)
-	defer results.Close()
-	if begin {
-		if _, err := results.Exec(); err != nil {
-			return sessionRow{}, nil, err
-		}
+	return r
+}
+
+// scan reads the results queueReads queued, every one of them (so that
+// the results of what follows in the batch come next): the locked
+// session and the stored messages, or checkErr, the commit's refusal by
+// the checks (no such session, a lost lease), or err, a failure of the
+// batch itself (the database's error, the connection's).
+func (r commitReads) scan(results pgx.BatchResults) (sess sessionRow, stored map[string]*storedMessage, checkErr, err error) {
+	err = results.QueryRow().Scan(&sess.sid, &sess.head, &sess.visibleCount, &sess.leaseNode, &sess.leaseEpoch,
+		&sess.parent, &sess.fork, &sess.root)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		sess, checkErr, err = sessionRow{}, store.ErrNoSession(r.sessionID), nil
+	case err != nil:
+		return sess, nil, nil, err
+	default:
+		checkErr = store.CheckFence(r.sessionID, r.fence, sess.leaseNode, sess.leaseEpoch)
 	}
-	sess, err := scanSessionRow(results.QueryRow(), sessionID)
-	if err != nil {
-		return sess, nil, err
-	}
-	if err := store.CheckFence(sessionID, fence, sess.leaseNode, sess.leaseEpoch); err != nil {
-		return sess, nil, err
-	}
-	stored := make(map[string]*storedMessage, len(order))
-	for _, id := range order {
+	stored = make(map[string]*storedMessage, len(r.order))
+	for _, id := range r.order {
 		var h store.Header
 		var role, state, visibility string
 		var ids []string
@@ -165,7 +208,7 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 			continue
 		}
 		if err != nil {
-			return sess, nil, err
+			return sess, nil, nil, err
 		}
 		h.Role, h.State, h.Visibility = synccore.Role(role), synccore.MessageState(state), synccore.Visibility(visibility)
 		sm := &storedMessage{header: h, parts: make(map[string]int64, len(ids))}
@@ -174,16 +217,16 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 		}
 		stored[id] = sm
 	}
-	for _, id := range closing {
+	for _, id := range r.closing {
 		texts, err := scanStoredTexts(results)
 		if err != nil {
-			return sess, nil, err
+			return sess, nil, nil, err
 		}
 		if sm := stored[id]; sm != nil {
 			sm.texts = texts
 		}
 	}
-	return sess, stored, results.Close()
+	return sess, stored, checkErr, nil
 }
 
 // queueMessage checks one message against the stored state (and what the

@@ -44,6 +44,9 @@ type Store struct {
 	log     *slog.Logger
 	pool    *pgxpool.Pool
 	commits atomic.Int64
+	queue   commitQueue // commits waiting for a group (group.go)
+	// groupRuns counts the transactions of groups of two or more commits.
+	groupRuns atomic.Int64
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -96,7 +99,9 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// CommitCount returns how many write transactions were committed since Open.
+// CommitCount returns how many writes were committed since Open, each
+// atomically: in a transaction of its own, or in a savepoint of a group
+// commit's (group.go).
 func (s *Store) CommitCount() int64 { return s.commits.Load() }
 
 var (
