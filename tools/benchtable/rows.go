@@ -153,6 +153,7 @@ var rows = []row{
 	// beside SQLite's, and one commit beside one SELECT 1 round trip.
 	{"server/store/postgres.CommitCheckpoint", "commits/s", "server/store/sqlite.CommitCheckpoint", "", note("(PostgreSQL vs SQLite)")},
 	{"server/store/postgres.CommitCheckpoint", "ns/op", "server/store/postgres.BaselineSelect1", "", note("(one commit vs SELECT 1)")},
+	{"server/store/postgres.CommitConcurrent", "commits/s", "server/store/postgres.CommitCheckpoint", "", atLeast(5000, ">=5,000/s (16 sessions at once, group commit)")},
 	// Fan-out, in memory and over real WebSockets on loopback.
 	{"server/internal/fanout.Fanout100", "deliveries/s", "server/internal/fanout.Fanout1", "", note("(hub only)")},
 	{"server/internal/e2e.FanoutWebSocket100/subs=100", "deliveries/s", "server/internal/e2e.FanoutWebSocket100/subs=1", "", atLeast(1e6, ">=1,000,000/s")},

@@ -47,8 +47,8 @@ import (
 // not interrupted (cancelling a statement would roll back every commit of
 // the group).
 
-// groupRunners bounds the commits and groups running at once: two keep
-// the database busy while the next group queues, on few cores.
+// groupRunners bounds the commits and groups running at once: with one,
+// every commit that arrives while a group runs joins the next group.
 const groupRunners = 1
 
 // maxGroup bounds a group: PostgreSQL keeps up to 64 subtransactions of
