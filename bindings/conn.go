@@ -112,15 +112,7 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 		return
 	}
 	conn.SetReadLimit(c.cfg.MaxMessageBytes)
-	_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
-	conn.SetPingHandler(func(data string) error {
-		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
-		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(controlTimeout))
-		if err != nil && !errors.Is(err, websocket.ErrCloseSent) {
-			return err
-		}
-		return nil
-	})
+	keepAlive(conn)
 	report(synccore.Event{Type: synccore.EvSubscriptionOpened})
 	for {
 		typ, data, err := conn.ReadMessage()
@@ -145,21 +137,41 @@ func (c *Client) readSubscription(s *subscription, epoch, gen uint64, sessionID 
 	}
 }
 
-// dial opens the WebSocket of sessionID's subscription. A refusal is the
-// server's typed error (not_found for a session that is gone), and a 401
-// or 403 is tried once more if the TokenSource gives a new token; a dial
-// that got no answer is a *NetworkError.
+// keepAlive gives conn the read deadline of a live connection, renewed by
+// every ping of the server (and by each message its reader reads).
+func keepAlive(conn *websocket.Conn) {
+	_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+	conn.SetPingHandler(func(data string) error {
+		_ = conn.SetReadDeadline(time.Now().Add(readTimeout))
+		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(controlTimeout))
+		if err != nil && !errors.Is(err, websocket.ErrCloseSent) {
+			return err
+		}
+		return nil
+	})
+}
+
+// dial opens the WebSocket of sessionID's subscription (API.dialWS). A
+// refusal is the server's typed error (not_found for a session that is
+// gone).
 func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, error) {
 	u, err := subscribeURL(c.cfg.BaseURL, sessionID, c.cfg.OnAlternatives != nil)
 	if err != nil {
 		return nil, err
 	}
-	d := c.cfg.Dialer
+	return c.api.dialWS(ctx, c.cfg.Dialer, u)
+}
+
+// dialWS opens the WebSocket at u with the API's token (nil d means
+// websocket.DefaultDialer). A 401 or 403 is tried once more if the
+// TokenSource gives a new token; a dial that got no answer is a
+// *NetworkError; a refused upgrade is the server's error.
+func (a *API) dialWS(ctx context.Context, d *websocket.Dialer, u string) (*websocket.Conn, error) {
 	if d == nil {
 		d = websocket.DefaultDialer
 	}
 	for attempt := 0; ; attempt++ {
-		tok, err := c.api.token(ctx)
+		tok, err := a.token(ctx)
 		if err != nil {
 			return nil, synccore.Errorf(synccore.CodeUnauthorized, "subscribe: %v", err)
 		}
@@ -180,7 +192,7 @@ func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, e
 		// gorilla keeps the first KiB of a refused handshake's body.
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		serr := serverError(resp, data)
-		if attempt == 0 && refusedToken(serr) && c.api.refresh(ctx, tok) {
+		if attempt == 0 && refusedToken(serr) && a.refresh(ctx, tok) {
 			continue
 		}
 		return nil, fmt.Errorf("bindings: subscribe %s: %w", u, serr)
@@ -189,18 +201,9 @@ func (c *Client) dial(ctx context.Context, sessionID string) (*websocket.Conn, e
 
 // subscribeURL turns the HTTP base URL into the subscription's ws:// URL.
 func subscribeURL(base, sessionID string, signals bool) (string, error) {
-	u, err := url.Parse(strings.TrimRight(base, "/"))
+	u, err := websocketBase(base)
 	if err != nil {
-		return "", fmt.Errorf("bindings: base URL %q: %w", base, err)
-	}
-	switch u.Scheme {
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	case "ws", "wss":
-	default:
-		return "", fmt.Errorf("bindings: base URL %q: scheme must be http or https", base)
+		return "", err
 	}
 	// Path holds the decoded form, RawPath the escaped one: an id with a
 	// "/" or "%" stays one segment.
@@ -215,6 +218,24 @@ func subscribeURL(base, sessionID string, signals bool) (string, error) {
 	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// websocketBase is the server's base URL with its ws:// or wss:// scheme.
+func websocketBase(base string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("bindings: base URL %q: %w", base, err)
+	}
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	case "ws", "wss":
+	default:
+		return nil, fmt.Errorf("bindings: base URL %q: scheme must be http or https", base)
+	}
+	return u, nil
 }
 
 // signal hands a signal of the subscription to the callback it is for;

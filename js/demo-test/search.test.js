@@ -8,7 +8,13 @@
 
 import { test, before, after } from '../test/harness/timed.js';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startDemo, watchErrors } from './harness.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let server;
 
@@ -124,12 +130,19 @@ test('two browsers on a session see each other, and who is typing', async () => 
     await guest.waitFor({ timeout: 20000 });
     assert.equal(await guest.getByTestId('message-author').textContent(), 'Guest');
     assert.equal(await guest.locator('[data-testid="data"]:visible').count(), 0);
-    // A session made elsewhere (another tab, the Go host: here over HTTP)
-    // appears in the sidebar by itself: the live session list (§4.7).
+    // A session made elsewhere (another tab, over HTTP) appears in the
+    // sidebar by itself: the live session list (§4.7); so does one the Go
+    // host makes (the terminal client's -p: a new session, a prompt).
     const { session_id: elsewhere } = await api('POST', '/v1/sessions', {});
     await pa.locator(`[data-testid="session-item"][data-session-id="${elsewhere}"]`).waitFor({ timeout: 10000 });
     await api('DELETE', `/v1/sessions/${elsewhere}`);
     await pa.locator(`[data-testid="session-item"][data-session-id="${elsewhere}"]`).waitFor({ state: 'detached', timeout: 10000 });
+    const { stdout } = await promisify(execFile)('go', ['run', './cmd/agentsync', '-url', server.url, '-p', 'made by the Go host'], {
+      cwd: repo,
+      timeout: 5 * 60 * 1000,
+    });
+    assert.ok(stdout.length > 0, 'the Go host printed no answer');
+    await pa.locator('[data-testid="session-item"]', { hasText: 'made by the Go host' }).waitFor({ timeout: 10000 });
     for (const e of errors) assert.deepEqual(e, []);
   } finally {
     await a.close();
