@@ -57,10 +57,15 @@ type Config struct {
 	// block.
 	OnAlternatives func(httpwire.BranchCount)
 
-	// Cache, when set, keeps the client's outbox (Queue, Outbox) on the
-	// device, e.g. a bindings/cache.File; nil means no cache. See
-	// docs/protocol.md §6.9.
+	// Cache, when set, keeps the session's window and the client's outbox
+	// (Queue, Outbox) on the device, e.g. a bindings/cache.File; nil means
+	// no cache. With a cached window the first view is that window
+	// (View.Cached) and the first read catches up from it (CatchUpBytes).
+	// See docs/protocol.md §6.9.
 	Cache Cache
+	// CacheMessages bounds a cached window (the newest are kept); 0 means
+	// DefaultCacheMessages.
+	CacheMessages int
 	// CachePrincipal names whose the cache's entries are; empty means
 	// CachePrincipal of the token.
 	CachePrincipal string
@@ -103,6 +108,8 @@ type Client struct {
 	obDone  chan struct{}
 	obMu    sync.Mutex
 	obOrder int64
+	// The cached window (cachewindow.go), with a Cache only.
+	wcache *windowCache
 }
 
 type subscriber struct {
@@ -196,6 +203,8 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	c.loop.init()
 	c.obDone = make(chan struct{})
 	if cfg.Cache != nil {
+		c.restoreCache(ctx)
+		go c.runCacheSaver()
 		c.obKick = make(chan struct{}, 1)
 		c.kickOutbox() // what a previous run left queued
 		go c.runOutbox()
@@ -391,6 +400,9 @@ func (c *Client) Close() error {
 	c.cancel()
 	<-c.done
 	<-c.obDone
+	if c.wcache != nil {
+		<-c.wcache.done
+	}
 	return nil
 }
 

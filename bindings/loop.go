@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 
@@ -478,10 +479,17 @@ func (c *Client) fetchPage(cmd synccore.Command) {
 	if sessionID == "" {
 		sessionID = c.cfg.SessionID
 	}
+	catchUp := c.catchUpPage(cmd)
 	go func() {
 		ctx, cancel := context.WithTimeout(c.ctx, pageTimeout)
 		defer cancel()
-		data, err := c.api.pageBytes(ctx, sessionID, cmd.Limit, cmd.BeforeSequence, cmd.IncludeInternal)
+		var data []byte
+		var err error
+		if catchUp {
+			data, err = c.catchUp(ctx, cmd, sessionID, c.wcache.restored.Messages)
+		} else {
+			data, err = c.api.pageBytes(ctx, sessionID, cmd.Limit, cmd.BeforeSequence, cmd.IncludeInternal)
+		}
 		ev := synccore.Event{Type: synccore.EvPage, RequestID: cmd.RequestID, Data: data}
 		if err != nil {
 			if c.ctx.Err() != nil {
@@ -504,6 +512,9 @@ func (c *Client) failed(cause error) bool {
 	l := &c.loop
 	if terminal(cause) {
 		c.log.Warn("giving up on the session", "err", cause)
+		if errors.Is(cause, synccore.ErrNotFound) {
+			c.dropCachedWindow() // gone: its window goes with it (§6.9)
+		}
 		c.stop(cause)
 		c.cancel()
 		return true

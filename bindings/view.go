@@ -36,6 +36,10 @@ type View struct {
 	// LoadingOlder is true while a LoadOlder read is under way.
 	LoadingOlder    bool
 	IncludeInternal bool
+	// Cached is true while the messages are the window kept in
+	// Config.Cache, shown before the core holds the snapshot (an offline
+	// reading; Status says whether it is connecting): never live.
+	Cached bool
 }
 
 // viewOf is a core's whole view as a Client's View.

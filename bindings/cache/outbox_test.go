@@ -20,8 +20,15 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// startServer is a real server on loopback over a SQLite store.
+// startServer is a real server on loopback over a SQLite store whose
+// model answers at once.
 func startServer(t *testing.T) string {
+	t.Helper()
+	return startPacedServer(t, model.Speed{})
+}
+
+// startPacedServer is startServer with the model paced at speed.
+func startPacedServer(t *testing.T, speed model.Speed) string {
 	t.Helper()
 	ctx := context.Background()
 	quiet := slog.New(slog.DiscardHandler)
@@ -29,7 +36,7 @@ func startServer(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	srv, err := server.New(ctx, server.Config{Store: st, Speed: model.Speed{}, Logger: quiet})
+	srv, err := server.New(ctx, server.Config{Store: st, Speed: speed, Logger: quiet, Limits: server.Limits{RequestsPerSecond: -1}})
 	if err != nil {
 		t.Fatalf("new server: %v", err)
 	}
