@@ -13,6 +13,7 @@ import { jsDir, tracesDir, wasmPath } from '../paths.js';
 
 const TYPES = {
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', // ES module builds of node_modules (bench/chromium.html)
   '.json': 'application/json',
   '.wasm': 'application/wasm',
   '.html': 'text/html; charset=utf-8',
