@@ -97,3 +97,31 @@ func TestPrintTableMarksMissesAndUnreported(t *testing.T) {
 		t.Errorf("no 2.00x ratio for p.Slow:\n%s", buf.String())
 	}
 }
+
+// -js keeps only the JS scripts' rows: a Go suite's row would show as
+// never reported and fail the run.
+func TestJSRowsKeepOnlyTheScriptsRows(t *testing.T) {
+	got := jsRows([]row{
+		{Bench: "synccore.ApplyDelta/Handle/1KB"},
+		{Bench: "js.chromium_host_100000"},
+		{Bench: "follow.wasm/1MB"},
+		{Bench: "js.task_host_10000"},
+	})
+	if len(got) != 2 || got[0].Bench != "js.chromium_host_100000" || got[1].Bench != "js.task_host_10000" {
+		t.Errorf("jsRows: %+v, want the two js.* rows in order", got)
+	}
+	for _, r := range jsRows(rows) {
+		if !strings.HasPrefix(r.Bench, "js.") {
+			t.Errorf("jsRows kept %s", r.Bench)
+		}
+	}
+	if len(jsRows(rows)) == 0 {
+		t.Error("no js.* row in rows")
+	}
+}
+
+func TestDimensionOfMilliseconds(t *testing.T) {
+	if dimension("fetch_ms") != dimension("total_ms") || dimension("fetch_ms") == dimension("ns/op") {
+		t.Errorf("fetch_ms and total_ms must be one dimension, ns/op another")
+	}
+}

@@ -14,6 +14,7 @@
 //
 //	go run ./tools/benchtable            # everything
 //	go run ./tools/benchtable -short     # fewer iterations
+//	go run ./tools/benchtable -js        # only the JS scripts (jsScripts), and only their js.* rows
 package main
 
 import (
@@ -72,12 +73,32 @@ var suites = []suite{
 	{"./cmd/agentsync", "DeltaToScreen|KeyToScreen", "20000x", 3},
 }
 
+// jsScripts are the JS host's benchmark scripts, run with node from the
+// module root; each prints one JSON object per line (runJS).
+var jsScripts = []string{
+	"js/bench/apply.bench.js",
+	"js/bench/e2e.bench.js",
+	"js/bench/task.bench.js",
+	"js/bench/warm.bench.js",
+	"js/bench/page.bench.js",
+	"js/bench/cache.bench.js",
+	// task.bench.js's runs in a headless Chromium page, and the page's cold start (#32).
+	"js/bench/chromium.bench.js",
+}
+
 func main() {
 	short := flag.Bool("short", false, "fewer iterations (a smoke run)")
+	jsOnly := flag.Bool("js", false, "run only the JS scripts and show only their rows (js.*)")
 	flag.Parse()
 
 	var all []result
 	var failed []string
+	if *jsOnly {
+		rows = jsRows(rows)
+		all, failed = runJSScripts()
+		report(all, failed)
+		return
+	}
 	for _, s := range suites {
 		bt := s.Benchtime
 		if *short {
@@ -94,14 +115,8 @@ func main() {
 		}
 		all = append(all, parseGoBench(bytes.NewReader(out), strings.TrimPrefix(s.Pkg, "./"))...)
 	}
-	for _, script := range []string{"js/bench/apply.bench.js", "js/bench/e2e.bench.js", "js/bench/task.bench.js", "js/bench/warm.bench.js", "js/bench/page.bench.js", "js/bench/cache.bench.js"} {
-		js, err := runJS(script)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
-			failed = append(failed, script)
-		}
-		all = append(all, js...)
-	}
+	js, jsFailed := runJSScripts()
+	all, failed = append(all, js...), append(failed, jsFailed...)
 	follow, err := runFollow()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchtable: follow: %v\n", err)
@@ -114,6 +129,12 @@ func main() {
 		failed = append(failed, "module size")
 	}
 	all = append(all, sizes...)
+	report(all, failed)
+}
+
+// report prints the table of all and exits 1 when a suite failed (failed
+// names them) or a row's benchmark never reported.
+func report(all []result, failed []string) {
 	sum := printTable(os.Stdout, all)
 	fmt.Fprintf(os.Stderr, "benchtable: %d of %d targets missed\n", sum.missed, sum.checked)
 	if len(sum.notRun) > 0 {
@@ -123,6 +144,31 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchtable: FAILED: %s\n", strings.Join(failed, "; "))
 		os.Exit(1)
 	}
+}
+
+// runJSScripts runs every script of jsScripts; failed names those that failed.
+func runJSScripts() (all []result, failed []string) {
+	for _, script := range jsScripts {
+		js, err := runJS(script)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+			failed = append(failed, script)
+		}
+		all = append(all, js...)
+	}
+	return all, failed
+}
+
+// jsRows is the rows of the JS scripts (js.*): -js runs nothing else, and
+// a row of another suite would only show as never reported.
+func jsRows(all []row) []row {
+	var js []row
+	for _, r := range all {
+		if strings.HasPrefix(r.Bench, "js.") {
+			js = append(js, r)
+		}
+	}
+	return js
 }
 
 // runJS runs the JS host's benchmark script, which prints one JSON object

@@ -111,6 +111,22 @@ var rows = []row{
 	{"js.task_host_100000", "ns/op", "js.task_ai_sdk_100000", "", ratioAtMost(0.1, ">=10x faster than the AI SDK")},
 	{"js.task_host_1000000", "ns/op", "js.task_ai_sdk_1000000", "", ratioAtMost(0.1, ">=10x faster than the AI SDK")},
 	{"js.task_empty_100000", "ns/op", "js.task_bare_core_100000", "", note("(the task turn alone, in every row above)")},
+	// The same in headless Chromium (#32): the host loaded through the package's browser entry,
+	// the module fetched and run by the page's V8, fed 100,000 deltas one task each (a
+	// MessageChannel turn), beside the bare core and the AI SDK's readUIMessageStream in the
+	// same page (js/bench/chromium.bench.js).
+	{"js.chromium_host_100000", "ns/op", "js.chromium_bare_core_100000", "", ratioAtMost(1.5, "<=1.5x the bare core")},
+	{"js.chromium_host_100000", "ns/op", "js.chromium_ai_sdk_100000", "", ratioAtMost(0.1, ">=10x faster than the AI SDK")},
+	{"js.chromium_empty_100000", "ns/op", "js.chromium_bare_core_100000", "", note("(the page's task turn alone, in every row above)")},
+	{"js.chromium_host_100000", "ns/op", "js.task_host_100000", "", note("(Chromium vs Node)")},
+	// A fresh page's cold start, connect() to the first view, each part beside the whole.
+	{"js.chromium_cold_start", "total_ms", "", "", note("(connect() to the first view, fresh page)")},
+	{"js.chromium_cold_start", "fetch_ms", "js.chromium_cold_start", "total_ms", note("(to the module's last byte)")},
+	{"js.chromium_cold_start", "compile_ms", "js.chromium_cold_start", "total_ms", note("(after the last byte)")},
+	{"js.chromium_cold_start", "instantiate_ms", "js.chromium_cold_start", "total_ms", note("(WebAssembly.instantiate)")},
+	{"js.chromium_cold_start", "first_view_ms", "js.chromium_cold_start", "total_ms", note("(Go runtime start, hello, page, onView)")},
+	{"js.chromium_cold_start", "download_alone_ms", "js.chromium_cold_start", "fetch_ms", note("(the bytes fetched again, no compile)")},
+	{"js.chromium_cold_start", "gzip-bytes", "js.chromium_cold_start", "raw-bytes", note("(the module fetched, gzip -9)")},
 	// A fresh module's first 1 MB answer, after Session.warm beside cold (a new process each run).
 	{"js.warm_first_answer_warmed", "longest_message_ms", "js.warm_first_answer_cold", "", note("(Session.warm: longest message)")},
 	{"js.warm_first_answer_warmed", "total_ms", "js.warm_first_answer_cold", "", note("(Session.warm: whole answer)")},

@@ -54,10 +54,14 @@ func (t target) verdict(v, ratio float64, haveRatio bool) string {
 
 // dimension is what a unit counts, so that only like figures are divided:
 // gzip-bytes and raw-bytes are both bytes, idle-live-KB/viewer and
-// KB/viewer both KB/viewer. Any other pair must match exactly.
+// KB/viewer both KB/viewer, fetch_ms and total_ms both ms. Any other pair
+// must match exactly.
 func dimension(unit string) string {
 	if strings.HasSuffix(unit, "-bytes") {
 		return "bytes"
+	}
+	if strings.HasSuffix(unit, "_ms") {
+		return "ms"
 	}
 	if strings.HasSuffix(unit, "KB/viewer") {
 		return "KB/viewer"
