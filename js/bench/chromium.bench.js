@@ -10,6 +10,10 @@
 //   - chromium_ai_sdk_N: the AI SDK's readUIMessageStream, loaded in the
 //     page, one chunk pulled per task (the host >=10x faster);
 //   - chromium_empty_N: the task alone (the turn and the message's bytes).
+// Each is run alone (one page.evaluate), its wall time per delta as the
+// page's clock reads it (ns_per_op), and per delta the CPU time of the
+// page's main thread (cpu-ns_per_op) and of its renderer process
+// (process-cpu-ns_per_op) as DevTools reads them around the run.
 // Then the cold start (chromium_cold_start): connect() to the first view in
 // a fresh page each run (a new browser context, the package imported
 // already, the module served with no-store), in parts: fetch (to the
@@ -24,7 +28,7 @@
 // the body).
 //
 // Prints one JSON object per line, like the other scripts:
-//   {"name": "chromium_host_100000", "ns_per_op", "runs", "deltas", "applied"} ...
+//   {"name": "chromium_host_100000", "ns_per_op", "cpu-ns_per_op", "process-cpu-ns_per_op", "runs", "deltas", "applied"} ...
 //   {"name": "chromium_cold_start", "fetch_ms", "compile_ms", "instantiate_ms", "first_view_ms", "total_ms", "request_at_ms", "first_byte_at_ms", "download_alone_ms", "runs", "raw-bytes", "gzip-bytes"}
 //   node bench/chromium.bench.js [--deltas N] [--cold-runs N]
 import { readFile } from 'node:fs/promises';
@@ -33,7 +37,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser.js';
 import { startStaticServer } from '../test/harness/static-server.js';
 import { chromiumPath, wasmPath } from '../test/paths.js';
-import { median } from './task-runs.js';
+import { median, medians } from './task-runs.js';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -78,11 +82,33 @@ try {
   const url = `${web.url}/js/bench/chromium.html`;
   const p = await newPage(browser, url);
   try {
-    const rows = await within(600_000, 'the task runs', p.page.evaluate(async ({ n, rows }) => {
-      const { tasks } = await import('/js/bench/chromium-page.js');
-      return tasks(n, rows);
-    }, { n: DELTAS, rows: ROWS }));
-    for (const r of rows) {
+    // The page's main thread's CPU time (DevTools' ThreadTime) and its
+    // renderer's (ProcessTime: the collector's and IPC threads too), read
+    // around each run: on a loaded machine the wall time counts the turns
+    // the thread waited for a core, the CPU time does not.
+    const cdp = await p.page.context().newCDPSession(p.page);
+    await cdp.send('Performance.enable');
+    const cpu = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const get = (name) => metrics.find((m) => m.name === name)?.value ?? NaN;
+      return { thread: get('ThreadTime'), process: get('ProcessTime') };
+    };
+    await within(60_000, 'the page', p.page.evaluate(async () => {
+      const { pageRuns } = await import('/js/bench/chromium-page.js');
+      window.__runs = pageRuns();
+    }));
+    const run = async (k, name, n) => {
+      const a = await cpu();
+      const r = await within(300_000, name, p.page.evaluate(({ k, name, n }) => window.__runs[k](name, n), { k, name, n }));
+      const b = await cpu();
+      r['cpu-ns_per_op'] = Math.round(((b.thread - a.thread) * 1e9) / n);
+      r['process-cpu-ns_per_op'] = Math.round(((b.process - a.process) * 1e9) / n);
+      return r;
+    };
+    const label = { host: 'chromium_host', bare: 'chromium_bare_core', empty: 'chromium_empty', ai: 'chromium_ai_sdk' };
+    // Every path is compiled before any is timed.
+    for (const k of ROWS) await run(k, 'warmup', 20_000);
+    for (const r of await medians(ROWS.map((k) => () => run(k, `${label[k]}_${DELTAS}`, DELTAS)), DELTAS)) {
       console.log(JSON.stringify(r));
       failed ||= !r.applied;
     }

@@ -82,6 +82,29 @@ export function median(xs) {
 export const runsFor = (n) => (n <= 10_000 ? 15 : n <= 100_000 ? 5 : 3);
 
 /**
+ * Runs each of fns runsFor(n) times, interleaved (the order rotated each
+ * round), and returns each one's result with the median of every figure
+ * (a number other than runs, deltas and applied) and applied only if every
+ * run's was.
+ */
+export async function medians(fns, n) {
+  const all = fns.map(() => []);
+  for (let r = 0; r < runsFor(n); r++) {
+    for (let k = 0; k < fns.length; k++) {
+      const i = (r + k) % fns.length;
+      all[i].push(await fns[i]());
+    }
+  }
+  return all.map((rs) => {
+    const out = { ...rs[0], runs: rs.length, applied: rs.every((r) => r.applied) ? 1 : 0 };
+    for (const [k, v] of Object.entries(rs[0])) {
+      if (typeof v === 'number' && !['runs', 'deltas', 'applied'].includes(k)) out[k] = Math.round(median(rs.map((r) => r[k])));
+    }
+    return out;
+  });
+}
+
+/**
  * The runs, on the given entry of the package: {connect, Core, COMPACT}
  * (node.js or index.js), wasm (the module's source: a path in Node, a URL
  * in a page), readUIMessageStream (the AI SDK's) and now (a clock in ns).
@@ -205,19 +228,6 @@ export function taskRuns({ connect, Core, COMPACT, wasm, readUIMessageStream, no
     const ns = now() - t0;
     ch.port1.close();
     return { name, ns_per_op: Math.round(ns / n), runs: 1, deltas: n, applied: textLen === n * DELTA.length ? 1 : 0 };
-  }
-
-  // Runs each of fns runsFor(n) times, interleaved (the order rotated each
-  // round), and returns each one's median.
-  async function medians(fns, n) {
-    const all = fns.map(() => []);
-    for (let r = 0; r < runsFor(n); r++) {
-      for (let k = 0; k < fns.length; k++) {
-        const i = (r + k) % fns.length;
-        all[i].push(await fns[i]());
-      }
-    }
-    return all.map((rs) => ({ ...rs[0], ns_per_op: Math.round(median(rs.map((r) => r.ns_per_op))), runs: rs.length, applied: rs.every((r) => r.applied) ? 1 : 0 }));
   }
 
   return { host, bare, empty, ai, medians };

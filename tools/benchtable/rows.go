@@ -119,6 +119,11 @@ var rows = []row{
 	{"js.chromium_host_100000", "ns/op", "js.chromium_ai_sdk_100000", "", ratioAtMost(0.1, ">=10x faster than the AI SDK")},
 	{"js.chromium_empty_100000", "ns/op", "js.chromium_bare_core_100000", "", note("(the page's task turn alone, in every row above)")},
 	{"js.chromium_host_100000", "ns/op", "js.task_host_100000", "", note("(Chromium vs Node)")},
+	// The same in the page's main-thread CPU time (DevTools' ThreadTime), steadier on a loaded machine.
+	{"js.chromium_host_100000", "cpu-ns/op", "js.chromium_bare_core_100000", "", ratioAtMost(1.5, "<=1.5x the bare core")},
+	{"js.chromium_host_100000", "cpu-ns/op", "js.chromium_ai_sdk_100000", "", ratioAtMost(0.1, ">=10x faster than the AI SDK")},
+	{"js.chromium_empty_100000", "cpu-ns/op", "js.chromium_bare_core_100000", "", note("(the page's task turn alone)")},
+	{"js.chromium_host_100000", "process-cpu-ns/op", "js.chromium_bare_core_100000", "", note("(the renderer's CPU time, every thread)")},
 	// A fresh page's cold start, connect() to the first view, each part beside the whole.
 	{"js.chromium_cold_start", "total_ms", "", "", note("(connect() to the first view, fresh page)")},
 	{"js.chromium_cold_start", "fetch_ms", "js.chromium_cold_start", "total_ms", note("(to the module's last byte)")},
