@@ -31,8 +31,9 @@ function watch(name, marks) {
   };
 }
 
-// The module's bytes fetched again without compiling them: the transfer
-// alone, for what of fetch_ms is the streaming compile reading the body.
+// The module's bytes fetched again without compiling them, right after the
+// first view: an idea of the transfer in fetch_ms, no clean figure (V8's
+// background tier-up of the module may still run beside it).
 async function downloadAlone() {
   const t = performance.now();
   const res = await fetch(WASM, { cache: 'no-store' });
@@ -68,7 +69,7 @@ export async function coldStart() {
     first_view_ms: round(t - marks.instantiate),
     total_ms: round(t - t0),
     // Where the fetch's time goes: the request leaving, the first byte, and
-    // the same bytes fetched again alone (arrayBuffer, no compile beside).
+    // the same bytes fetched again (arrayBuffer, no compile of them).
     request_at_ms: round(entry.requestStart - t0),
     first_byte_at_ms: round(entry.responseStart - t0),
     download_alone_ms: round(await downloadAlone()),

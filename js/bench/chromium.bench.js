@@ -23,9 +23,9 @@
 // raw and gzip -9 (as module.Size measures it; the loopback server sends
 // it uncompressed). Where the fetch's time goes, also medians: when the
 // request left (request_at_ms) and its first byte came (first_byte_at_ms)
-// after connect(), and the same bytes fetched again alone in the page
-// (download_alone_ms: the transfer without the streaming compile reading
-// the body).
+// after connect(), and the same bytes fetched again in the page after the
+// first view (download_alone_ms: the transfer without a compile reading the
+// body, though V8's background tier-up may still run beside it).
 //
 // Prints one JSON object per line, like the other scripts:
 //   {"name": "chromium_host_100000", "ns_per_op", "cpu-ns_per_op", "process-cpu-ns_per_op", "runs", "deltas", "applied"} ...

@@ -130,7 +130,7 @@ var rows = []row{
 	{"js.chromium_cold_start", "compile_ms", "js.chromium_cold_start", "total_ms", note("(after the last byte)")},
 	{"js.chromium_cold_start", "instantiate_ms", "js.chromium_cold_start", "total_ms", note("(WebAssembly.instantiate)")},
 	{"js.chromium_cold_start", "first_view_ms", "js.chromium_cold_start", "total_ms", note("(Go runtime start, hello, page, onView)")},
-	{"js.chromium_cold_start", "download_alone_ms", "js.chromium_cold_start", "fetch_ms", note("(the bytes fetched again, no compile)")},
+	{"js.chromium_cold_start", "download_alone_ms", "js.chromium_cold_start", "fetch_ms", note("(the bytes fetched again after the first view)")},
 	{"js.chromium_cold_start", "gzip-bytes", "js.chromium_cold_start", "raw-bytes", note("(the module fetched, gzip -9)")},
 	// A fresh module's first 1 MB answer, after Session.warm beside cold (a new process each run).
 	{"js.warm_first_answer_warmed", "longest_message_ms", "js.warm_first_answer_cold", "", note("(Session.warm: longest message)")},
