@@ -101,6 +101,17 @@ class TextView {
     this.text = part.text;
     return true;
   }
+
+  /**
+   * take is append for a change that also did more (the part ended, the
+   * message moved on): the streamed view takes the text, and update()
+   * renders the rest with the text known to be the one shown.
+   */
+  take(text, part) {
+    if (!this.body?.streaming || this.text === undefined) return;
+    this.body.append(text);
+    this.text = part.text;
+  }
 }
 
 // ReasoningView: open while the model thinks, folded to one line once it
