@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agentsync/agentsync/httpwire"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -22,6 +23,9 @@ type subscriber interface {
 	// Next blocks for the frames queued since the last call, already
 	// numbered; io.EOF after the last one.
 	Next(ctx context.Context) ([]synccore.Frame, error)
+	// Shared is the shared encodings of the frames the last Next
+	// returned, index by index (fanout.Subscriber.Shared).
+	Shared() []*fanout.Shared
 	Close()
 }
 
@@ -142,13 +146,18 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	enc := newFrameEncoder()
 	for {
 		frames, err := sub.Next(ctx)
-		if el != nil {
-			el.frames(frames)
+		var shared []*fanout.Shared
+		if len(frames) > 0 {
+			shared = sub.Shared()
 		}
-		for rest := frames; len(rest) > 0; {
+		if el != nil {
+			el.frames(frames, shared)
+		}
+		for rest, at := frames, 0; len(rest) > 0; {
 			var batch []synccore.Frame
 			batch, rest = nextMessage(rest)
-			data, encErr := enc.encode(batch)
+			data, encErr := enc.encodeShared(batch, sharedOf(shared, at, len(batch)))
+			at += len(batch)
 			if encErr != nil {
 				a.log.Error("encode frames", "err", encErr)
 				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
@@ -175,6 +184,14 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			return err // the peer went away (ctx cancelled) or the server is stopping
 		}
 	}
+}
+
+// sharedOf is shared[at:at+n], as far as shared goes.
+func sharedOf(shared []*fanout.Shared, at, n int) []*fanout.Shared {
+	if at >= len(shared) {
+		return nil
+	}
+	return shared[at:min(len(shared), at+n)]
 }
 
 // writeSignals writes each signal as a text message until ctx ends; a
