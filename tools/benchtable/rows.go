@@ -201,6 +201,16 @@ func manyViewersRows() []row {
 				row{b, "spread-p99-ms", "", "", atMost(100, "first to last viewer: p99 <100 ms")},
 				row{b, "resyncs", "", "", atMost(0, "0")},
 				row{b, "server-cpu-ms", pre + "viewers=1/sessions=1", "", note("(the server's CPU for the answers)")})
+			if s == 10 {
+				continue
+			}
+			// The same with -write-interval 20ms: at most one write per viewer per 20 ms.
+			w := b + "/write-interval=20ms"
+			out = append(out,
+				row{w, "answer-ms", pre + "viewers=1/sessions=1", "", ratioAtMost(1.5, "<=1.5x of one viewer")},
+				row{w, "spread-p99-ms", "", "", atMost(100, "first to last viewer: p99 <100 ms")},
+				row{w, "resyncs", "", "", atMost(0, "0")},
+				row{w, "server-cpu-ms", b, "", note("(beside no interval)")})
 		}
 	}
 	for _, n := range []int{1000, 5000, 10000} {

@@ -144,7 +144,17 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	}()
 
 	enc := newFrameEncoder()
+	var pause *time.Timer // WriteInterval's, armed after each write
+	paused := false
 	for {
+		if paused {
+			select {
+			case <-pause.C:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			paused = false
+		}
 		frames, err := sub.Next(ctx)
 		var shared []*fanout.Shared
 		if len(frames) > 0 {
@@ -168,6 +178,14 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			if werr != nil {
 				return fmt.Errorf("write frames: %w", werr)
 			}
+		}
+		if len(frames) > 0 && a.writeEvery > 0 {
+			if pause == nil {
+				pause = time.NewTimer(a.writeEvery)
+			} else {
+				pause.Reset(a.writeEvery)
+			}
+			paused = true
 		}
 		if len(frames) > 0 {
 			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {

@@ -34,6 +34,9 @@ const (
 	mvDelta = 50                   // runes per delta: 400 deltas
 	mvPace  = 5 * time.Millisecond // per delta (-speed): the answer takes ~2 s alone
 	mvMark  = 250                  // bytes of text between two spread samples
+	// mvInterval is the -write-interval of the .../write-interval= cases:
+	// at most one write per viewer per 20 ms (4 deltas).
+	mvInterval = 20 * time.Millisecond
 	// mvCaseTimeout bounds one case's waits (subscribing, the answers,
 	// the storm): a case that needs longer fails instead of hanging.
 	mvCaseTimeout = 90 * time.Second
@@ -75,6 +78,11 @@ func BenchmarkManyViewers(b *testing.B) {
 	for _, n := range []int{1000, 5000, 10000} {
 		for _, s := range []int{1, 10, 100} {
 			b.Run(fmt.Sprintf("viewers=%d/sessions=%d", n, s), func(b *testing.B) { benchLiveViewers(b, n, s) })
+			if s != 10 {
+				b.Run(fmt.Sprintf("viewers=%d/sessions=%d/write-interval=%s", n, s, mvInterval), func(b *testing.B) {
+					benchLiveViewers(b, n, s, "-write-interval", mvInterval.String())
+				})
+			}
 		}
 	}
 	for _, n := range []int{1000, 5000, 10000} {
@@ -119,10 +127,11 @@ type mvNode struct {
 	p             *proc
 	s             *testServer
 	ids           []string
+	flags         []string // more syncserver flags
 }
 
-func startNode(b *testing.B, sessions int) *mvNode {
-	n := &mvNode{bin: buildServer(b), db: filepath.Join(b.TempDir(), "viewers.db"), addr: "127.0.0.1:0"}
+func startNode(b *testing.B, sessions int, flags ...string) *mvNode {
+	n := &mvNode{bin: buildServer(b), db: filepath.Join(b.TempDir(), "viewers.db"), addr: "127.0.0.1:0", flags: flags}
 	n.start(b)
 	n.ids = make([]string, sessions)
 	for i := range n.ids {
@@ -142,8 +151,9 @@ func startNode(b *testing.B, sessions int) *mvNode {
 }
 
 func (n *mvNode) start(b *testing.B) {
-	n.p = startProc(b, n.bin, "-addr", n.addr, "-db", n.db, "-speed", mvPace.String(), "-rate-limit", "-1",
-		"-max-subscribers-per-session", "-1", "-max-subscribers-per-principal", "-1", "-log-level", "warn")
+	args := []string{"-addr", n.addr, "-db", n.db, "-speed", mvPace.String(), "-rate-limit", "-1",
+		"-max-subscribers-per-session", "-1", "-max-subscribers-per-principal", "-1", "-log-level", "warn"}
+	n.p = startProc(b, n.bin, append(args, n.flags...)...)
 	n.addr = strings.TrimPrefix(n.p.URL, "http://")
 	n.s = n.p.client(b)
 }
@@ -172,12 +182,13 @@ type liveViewer struct {
 	marks []time.Duration // marks[k]: text reached (k+1)*mvMark bytes
 	done  atomic.Int64    // ns after t0 the done answer arrived; 0: not yet
 	lost  atomic.Int32    // resync frames, gaps, broken messages, lost sockets
+	msgs  atomic.Int64    // WebSocket messages read
 	ended chan struct{}
 }
 
 // dialViewers subscribes n viewers, viewer i to session i%len(ids), and
 // waits for all their hellos.
-func dialViewers(b *testing.B, url func(sid string) string, ids []string, n int, t0 *atomic.Pointer[time.Time]) []*liveViewer {
+func dialViewers(b testing.TB, url func(sid string) string, ids []string, n int, t0 *atomic.Pointer[time.Time]) []*liveViewer {
 	vs := make([]*liveViewer, n)
 	errs := forEach(n, 32, func(i int) error {
 		c, _, err := websocket.DefaultDialer.Dial(url(ids[i%len(ids)])+"?kept=1", nil)
@@ -209,6 +220,7 @@ func (v *liveViewer) read(t0p *atomic.Pointer[time.Time]) {
 	var last uint64
 	for {
 		_, data, err := v.c.ReadMessage()
+		v.msgs.Add(1)
 		if err != nil {
 			if v.done.Load() == 0 {
 				v.lost.Add(1)
@@ -263,9 +275,9 @@ func closeViewers(vs []*liveViewer) {
 	}
 }
 
-func benchLiveViewers(b *testing.B, viewers, sessions int) {
+func benchLiveViewers(b *testing.B, viewers, sessions int, flags ...string) {
 	needFiles(b, viewers)
-	n := startNode(b, sessions)
+	n := startNode(b, sessions, flags...)
 	var t0 atomic.Pointer[time.Time]
 	vs := dialViewers(b, n.s.wsURL, n.ids, viewers, &t0)
 	defer closeViewers(vs)
