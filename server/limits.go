@@ -86,6 +86,14 @@ type Limits struct {
 	// WriteTimeout bounds one write to a subscriber (default 10 s).
 	// Negative: no bound.
 	WriteTimeout time.Duration
+	// WriteInterval is the least time between two writes to a subscriber
+	// (default 0: none, each batch of frames is written as soon as it is
+	// queued). Frames published meanwhile go out together, a stream's
+	// deltas folded into one: a node with thousands of viewers makes one
+	// write per viewer per interval instead of one per delta (docs/server.md
+	// "Many viewers"), at the price of up to that much latency. Negative:
+	// none, as 0.
+	WriteInterval time.Duration
 }
 
 // resolved are Limits with the defaults applied and "off" turned into the
@@ -100,6 +108,7 @@ type resolved struct {
 	ToolTimeout                time.Duration
 	MaxToolOutput, MaxSteps    int
 	PingInterval, WriteTimeout time.Duration
+	WriteInterval              time.Duration
 }
 
 // forever stands for "no bound" on a duration the internals always apply.
@@ -135,5 +144,6 @@ func (l Limits) resolve() resolved {
 		MaxSteps:      pick(l.MaxSteps, DefaultMaxSteps, math.MaxInt),
 		PingInterval:  pick(l.PingInterval, DefaultPingInterval, forever),
 		WriteTimeout:  pick(l.WriteTimeout, DefaultWriteTimeout, forever),
+		WriteInterval: pick(l.WriteInterval, 0, 0),
 	}
 }

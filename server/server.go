@@ -270,6 +270,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		MaxBodyBytes:   lim.MaxBodyBytes,
 		PingInterval:   lim.PingInterval,
 		WriteTimeout:   lim.WriteTimeout,
+		WriteInterval:  lim.WriteInterval,
 		Limits:         lim.client,
 		Files:          cfg.Files,
 		Observer:       cfg.Observer,

@@ -65,6 +65,9 @@ var suites = []suite{
 	{"./server/internal/e2e", "MessagesHTTP", "1s", 3},
 	// 2,000 WebSocket viewers, in a syncserver process and in process.
 	{"./server/internal/e2e", "ViewerMemory", "1x", 3},
+	// 1,000 to 10,000 WebSocket viewers of a syncserver process, and a
+	// reconnect storm (about 10 minutes a run on 2 cores).
+	{"./server/internal/e2e", "ManyViewers", "1x", 3},
 	// Three nodes on a throwaway PostgreSQL and an embedded NATS server.
 	{"./server/internal/multinode", "FanoutNodes", "3x", 3},
 	{"./bindings", "ApplyDelta", "20000x", 5},

@@ -1,5 +1,7 @@
 package main
 
+import "fmt"
+
 // row is one line of the table: a figure, the same-run baseline it is
 // compared against (if any), and the target the issues set for it.
 type row struct {
@@ -182,6 +184,7 @@ var rows = []row{
 	// What a live viewer costs the server: idle (resident memory of a syncserver process), and kept after a 256 KB answer (live heap in process).
 	{"server/internal/e2e.ViewerMemory/idle", "KB/viewer", "", "", atMost(16, "<=16 KB")},
 	{"server/internal/e2e.ViewerMemory/retained", "KB/viewer", "server/internal/e2e.ViewerMemory/retained", "idle-live-KB/viewer", ratioAtMost(1.5, "nothing answer-sized kept: <=1.5x of idle")},
+	// Many live viewers on one node (#33 item 5): rows from manyViewersRows.
 	{"server/internal/multinode.FanoutNodes/nodes=3", "deliveries/s", "server/internal/multinode.FanoutNodes/nodes=1", "", note("(100 subscribers over 3 nodes and NATS, beside 1 node)")},
 	{"server/internal/e2e.MessagesHTTP/page50-msgpack", "ns/op", "server/internal/e2e.MessagesHTTP/healthz", "", target{}},
 	{"server/internal/e2e.MessagesHTTP/page50-json", "ns/op", "server/internal/e2e.MessagesHTTP/page50-msgpack", "", target{}},
@@ -202,3 +205,43 @@ var rows = []row{
 	{"server/internal/session.LoadedSession/rss", "rss-bytes/session", "", "", note("(resident, per loaded session)")},
 	{"server/internal/session.LoadedSession/reload", "ns/op", "server/internal/session.LoadedSession/hit", "", note("(evicted: loaded from the store)")},
 }
+
+// manyViewersRows are BenchmarkManyViewers's: N WebSocket viewers over S
+// sessions of one syncserver, each session streaming a paced 20,000
+// character answer at once, beside one viewer of one session; then a
+// reconnect storm after a restart.
+func manyViewersRows() []row {
+	const pre = "server/internal/e2e.ManyViewers/"
+	var out []row
+	for _, n := range []int{1000, 5000, 10000} {
+		for _, s := range []int{1, 10, 100} {
+			b := fmt.Sprintf("%sviewers=%d/sessions=%d", pre, n, s)
+			out = append(out,
+				row{b, "answer-ms", pre + "viewers=1/sessions=1", "", ratioAtMost(1.5, "<=1.5x of one viewer")},
+				row{b, "spread-p50-ms", "", "", note("(first to last viewer of a session, median)")},
+				row{b, "spread-p99-ms", "", "", atMost(100, "first to last viewer: p99 <100 ms")},
+				row{b, "resyncs", "", "", atMost(0, "0")},
+				row{b, "server-cpu-ms", pre + "viewers=1/sessions=1", "", note("(the server's CPU for the answers)")})
+			if s == 10 {
+				continue
+			}
+			// The same with -write-interval 20ms: at most one write per viewer per 20 ms.
+			w := b + "/write-interval=20ms"
+			out = append(out,
+				row{w, "answer-ms", pre + "viewers=1/sessions=1", "", ratioAtMost(1.5, "<=1.5x of one viewer")},
+				row{w, "spread-p99-ms", "", "", atMost(100, "first to last viewer: p99 <100 ms")},
+				row{w, "resyncs", "", "", atMost(0, "0")},
+				row{w, "server-cpu-ms", b, "", note("(beside no interval)")})
+		}
+	}
+	for _, n := range []int{1000, 5000, 10000} {
+		b := fmt.Sprintf("%sstorm/viewers=%d", pre, n)
+		out = append(out,
+			row{b, "live-ms", "", "", atMost(3000, "all live again <=3 s")},
+			row{b, "refused", "", "", atMost(0, "0")},
+			row{b, "listen-drops", "", "", note("(kernel listen queue overflows)")})
+	}
+	return out
+}
+
+func init() { rows = append(rows, manyViewersRows()...) }

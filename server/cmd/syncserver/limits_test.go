@@ -26,6 +26,7 @@ func TestLimitFlagsMapOneToOne(t *testing.T) {
 		{"max-subscribers-per-session", server.DefaultSubscribersPerSession, func(l server.Limits) any { return l.SubscribersPerSession }, "-1", -1},
 		{"max-subscribers-per-principal", server.DefaultSubscribersPerPrincipal, func(l server.Limits) any { return l.SubscribersPerPrincipal }, "7", 7},
 		{"idle-timeout", server.DefaultIdleTimeout, func(l server.Limits) any { return l.IdleTimeout }, "-1s", -time.Second},
+		{"write-interval", time.Duration(0), func(l server.Limits) any { return l.WriteInterval }, "20ms", 20 * time.Millisecond},
 		{"max-loaded", server.DefaultMaxLoaded, func(l server.Limits) any { return l.MaxLoaded }, "-1", -1},
 	} {
 		var l server.Limits
@@ -52,7 +53,7 @@ func TestLimitFlagsMapOneToOne(t *testing.T) {
 	registerLimits(fs, &l)
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n != len(limitFlags) || n != 6 {
-		t.Errorf("%d limit flags registered, the table checks 6", n)
+	if n != len(limitFlags) || n != 7 {
+		t.Errorf("%d limit flags registered, the table checks 7", n)
 	}
 }

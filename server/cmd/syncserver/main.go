@@ -11,6 +11,7 @@
 //	           [-idle-timeout 10m] [-max-loaded 10000]
 //	           [-rate-limit 20 -rate-burst 100]
 //	           [-max-subscribers-per-session 32] [-max-subscribers-per-principal 64]
+//	           [-write-interval 0]
 //
 // -model picks real models (openai:..., anthropic:...; keys from
 // OPENAI_API_KEY / ANTHROPIC_API_KEY), -mcp/-mcp-url add the tools of MCP
@@ -22,7 +23,9 @@
 // serves a session only while it holds the session's lease (docs/storage.md).
 // -rate-limit/-rate-burst bound each client's requests (429 rate_limited
 // with Retry-After past them), -max-subscribers-* its open subscriptions;
-// 0 turns one off.
+// 0 turns one off. -write-interval (default 0: none) is the least time
+// between two writes to a subscriber: fewer writes for a node with many
+// viewers, up to that much latency (docs/server.md "Many viewers").
 // -speed is the scripted model's delay per streamed delta (0: full speed).
 // With -token every API request needs "Authorization: Bearer SECRET" (or
 // ?token= on the WebSocket); with -jwt-secret (or $AGENTSYNC_JWT_SECRET)

@@ -3,6 +3,7 @@ package api
 import (
 	"hash/maphash"
 
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -44,14 +45,18 @@ func newElider() *elider {
 
 // frames rewrites frames in place (in the order they are sent). Their
 // parts and messages are shared with other subscribers, so a cut text
-// goes into a copy.
-func (e *elider) frames(fs []synccore.Frame) {
+// goes into a copy, and a frame it rewrote loses its shared encoding
+// (shared[i] set to nil: it is this subscriber's own now).
+func (e *elider) frames(fs []synccore.Frame, shared []*fanout.Shared) {
 	for i := range fs {
-		e.frame(&fs[i])
+		if e.frame(&fs[i]) && i < len(shared) {
+			shared[i] = nil
+		}
 	}
 }
 
-func (e *elider) frame(f *synccore.Frame) {
+// frame rewrites f, reporting whether it changed it.
+func (e *elider) frame(f *synccore.Frame) bool {
 	switch f.Kind {
 	case synccore.FrameDelta:
 		k := partKey{f.MessageID, f.PartID}
@@ -66,13 +71,14 @@ func (e *elider) frame(f *synccore.Frame) {
 		}
 	case synccore.FramePart:
 		if !streamsText(f.Part) {
-			return
+			return false
 		}
 		if n := e.cut(partKey{f.MessageID, f.Part.PartID}, f.Part.Text); n > 0 {
 			p := *f.Part
 			p.Text = p.Text[n:]
 			f.Part = &p
 			f.Kept = []synccore.KeptLen{{PartID: p.PartID, Len: int64(n)}}
+			return true
 		}
 	case synccore.FrameMessage:
 		m := f.Message
@@ -100,8 +106,10 @@ func (e *elider) frame(f *synccore.Frame) {
 		}
 		if cut != nil {
 			f.Message = cut
+			return true
 		}
 	}
+	return false
 }
 
 // cut returns how many leading bytes of text this subscription sent as

@@ -47,7 +47,7 @@ func TestEliderProperty(t *testing.T) {
 			}
 			orig, origText := f, frameTexts(f)
 			fs := []synccore.Frame{f}
-			el.frames(fs)
+			el.frames(fs, nil)
 			kept += len(fs[0].Kept)
 			apply(t, held, fs[0])
 			for _, p := range ids {

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/agentsync/agentsync/internal/wire"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/synccore"
 )
 
@@ -70,6 +72,100 @@ func (f *frameEncoder) encode(frames []synccore.Frame) ([]byte, error) {
 	}
 	*f.b = b
 	return b, nil
+}
+
+// encodeShared packs frames exactly as encode does, byte for byte, but
+// takes every frame that has a shared encoding (shared[i], made once for
+// all subscribers of the session: fanout.Shared) from it, with this
+// subscription's seq spliced in, instead of encoding it again. Frames
+// without one (shared[i] nil or past its end) are encoded here.
+func (f *frameEncoder) encodeShared(frames []synccore.Frame, shared []*fanout.Shared) ([]byte, error) {
+	if !anyShared(shared) {
+		return f.encode(frames)
+	}
+	if f.b == nil {
+		f.b = encodeBuffers.Get().(*[]byte)
+	}
+	b := appendArrayHeader((*f.b)[:0], len(frames))
+	for i := range frames {
+		if i < len(shared) && shared[i] != nil {
+			if body, err := shared[i].Encode(&frames[i], frameBody); err == nil {
+				b = append(b, body[:len(seqKey)+1]...)
+				b = appendUint(b, frames[i].Seq)
+				b = append(b, body[len(seqKey)+2:]...)
+				continue
+			}
+		}
+		at := len(b)
+		var err error
+		if b, err = wire.AppendFrames(b, frames[i:i+1]); err != nil {
+			*f.b = b[:0]
+			return nil, err
+		}
+		b = append(b[:at], b[at+1:]...) // drop the one-frame array's header
+	}
+	*f.b = b
+	return b, nil
+}
+
+func anyShared(shared []*fanout.Shared) bool {
+	for _, s := range shared {
+		if s != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// seqKey is how every encoded frame begins after its map header: the key
+// "seq" (a 3-byte fixstr), then the value.
+const seqKey = "\xa3seq"
+
+var errFrameLayout = errors.New("encoded frame does not start with its seq")
+
+// frameBody encodes f as one frame of a WebSocket message with seq 0: a
+// map header, the seq key, the value 0 (one byte), the rest. Any other
+// seq is spliced in the same place (appendUint), as the codec writes it.
+func frameBody(f *synccore.Frame) ([]byte, error) {
+	c := *f
+	c.Seq = 0
+	b, err := wire.AppendFrames(make([]byte, 0, 96+frameText(&c)), []synccore.Frame{c})
+	if err != nil {
+		return nil, err
+	}
+	// 0x91: an array of one frame; then a fixmap; seq; 0.
+	if len(b) < len(seqKey)+3 || b[0] != 0x91 || b[1]&0xf0 != 0x80 || string(b[2:2+len(seqKey)]) != seqKey || b[2+len(seqKey)] != 0 {
+		return nil, errFrameLayout
+	}
+	return b[1:], nil
+}
+
+// appendArrayHeader and appendUint write a msgpack array header and an
+// unsigned int in their smallest forms, as synccore's codec does.
+func appendArrayHeader(b []byte, n int) []byte {
+	switch {
+	case n < 16:
+		return append(b, 0x90|byte(n))
+	case n <= 0xffff:
+		return append(b, 0xdc, byte(n>>8), byte(n))
+	default:
+		return append(b, 0xdd, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}
+
+func appendUint(b []byte, n uint64) []byte {
+	switch {
+	case n <= 0x7f:
+		return append(b, byte(n))
+	case n <= 0xff:
+		return append(b, 0xcc, byte(n))
+	case n <= 0xffff:
+		return append(b, 0xcd, byte(n>>8), byte(n))
+	case n <= 0xffffffff:
+		return append(b, 0xce, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	default:
+		return append(b, 0xcf, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
 }
 
 // release gives the buffer back; the bytes encode returned are invalid

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agentsync/agentsync/httpwire"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 
 	"github.com/agentsync/agentsync/synccore"
 )
@@ -22,6 +23,9 @@ type subscriber interface {
 	// Next blocks for the frames queued since the last call, already
 	// numbered; io.EOF after the last one.
 	Next(ctx context.Context) ([]synccore.Frame, error)
+	// Shared is the shared encodings of the frames the last Next
+	// returned, index by index (fanout.Subscriber.Shared).
+	Shared() []*fanout.Shared
 	Close()
 }
 
@@ -140,15 +144,30 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	}()
 
 	enc := newFrameEncoder()
+	var pause *time.Timer // WriteInterval's, armed after each write
+	paused := false
 	for {
-		frames, err := sub.Next(ctx)
-		if el != nil {
-			el.frames(frames)
+		if paused {
+			select {
+			case <-pause.C:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			paused = false
 		}
-		for rest := frames; len(rest) > 0; {
+		frames, err := sub.Next(ctx)
+		var shared []*fanout.Shared
+		if len(frames) > 0 {
+			shared = sub.Shared()
+		}
+		if el != nil {
+			el.frames(frames, shared)
+		}
+		for rest, at := frames, 0; len(rest) > 0; {
 			var batch []synccore.Frame
 			batch, rest = nextMessage(rest)
-			data, encErr := enc.encode(batch)
+			data, encErr := enc.encodeShared(batch, sharedOf(shared, at, len(batch)))
+			at += len(batch)
 			if encErr != nil {
 				a.log.Error("encode frames", "err", encErr)
 				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
@@ -159,6 +178,14 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			if werr != nil {
 				return fmt.Errorf("write frames: %w", werr)
 			}
+		}
+		if len(frames) > 0 && a.writeEvery > 0 {
+			if pause == nil {
+				pause = time.NewTimer(a.writeEvery)
+			} else {
+				pause.Reset(a.writeEvery)
+			}
+			paused = true
 		}
 		if len(frames) > 0 {
 			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {
@@ -175,6 +202,14 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 			return err // the peer went away (ctx cancelled) or the server is stopping
 		}
 	}
+}
+
+// sharedOf is shared[at:at+n], as far as shared goes.
+func sharedOf(shared []*fanout.Shared, at, n int) []*fanout.Shared {
+	if at >= len(shared) {
+		return nil
+	}
+	return shared[at:min(len(shared), at+n)]
 }
 
 // writeSignals writes each signal as a text message until ctx ends; a

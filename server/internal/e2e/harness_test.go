@@ -39,6 +39,8 @@ type serverOpts struct {
 	// PingInterval and WriteTimeout of subscriptions (0: the defaults).
 	PingInterval time.Duration
 	WriteTimeout time.Duration
+	// WriteInterval of subscriptions (api.Config.WriteInterval).
+	WriteInterval time.Duration
 	// SendBuffer, if set, is the SO_SNDBUF of every accepted connection:
 	// small, it keeps a stalled client's frames out of kernel buffers.
 	SendBuffer int
@@ -94,7 +96,7 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	}
 	srv := httptest.NewUnstartedServer(api.New(api.Config{
 		Manager: mgr, Logger: log, Token: o.Token, Authorizer: o.Authorizer, AllowedOrigins: o.Origins,
-		PingInterval: o.PingInterval, WriteTimeout: o.WriteTimeout,
+		PingInterval: o.PingInterval, WriteTimeout: o.WriteTimeout, WriteInterval: o.WriteInterval,
 	}))
 	if o.SendBuffer > 0 {
 		srv.Listener = smallSendBuffers{Listener: srv.Listener, size: o.SendBuffer}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -359,5 +360,45 @@ func TestShutdownClosesSubscriptions(t *testing.T) {
 	}
 	if closed == nil || len(partsOf(*closed, synccore.PartError)) != 1 {
 		t.Fatalf("no closing snapshot with an error part before the close frame")
+	}
+}
+
+// TestWriteInterval: with WriteInterval, a subscription is written at
+// most once per interval: a paced stream arrives in few messages, its
+// deltas folded, numbered without a gap, and whole.
+func TestWriteInterval(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	s := newServer(t, serverOpts{Speed: model.Paced(time.Millisecond), WriteInterval: interval})
+	sid := s.createSession()
+	w := s.subscribe(sid)
+	mir := newMirror(t)
+	messages := 0
+	var began time.Time
+	s.say(sid, "scenario:text chars=3000 delta=5") // 600 deltas, ~0.6 s or more
+	for done := false; !done; {
+		frames, err := w.read(30 * time.Second)
+		if err != nil {
+			t.Fatalf("read after seq %d: %v", w.lastSeq, err)
+		}
+		if messages == 0 {
+			began = time.Now()
+		}
+		messages++
+		mir.apply(frames)
+		done = slices.ContainsFunc(frames, agentDone)
+	}
+	took := time.Since(began)
+	msgs := s.waitIdle(sid, 2)
+	for _, m := range msgs {
+		if got := mir.msgs[m.MessageID]; got == nil || textOf(*got) != textOf(m) {
+			t.Fatalf("subscription view of #%d differs from the snapshot", m.Sequence)
+		}
+	}
+	// One message at once (the hello), then at most one per interval.
+	if most := 2 + int(took/interval); messages > most {
+		t.Fatalf("%d messages in %s, at most %d with a %s interval", messages, took, most, interval)
+	}
+	if mir.deltas >= 600 {
+		t.Fatalf("%d delta frames: nothing folded", mir.deltas)
 	}
 }

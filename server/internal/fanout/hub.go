@@ -105,11 +105,47 @@ func (h *Hub) Publish(frames ...synccore.Frame) {
 	if len(frames) == 0 {
 		return
 	}
-	for _, s := range *h.subs.Load() {
-		if !s.enqueue(frames) {
+	subs := *h.subs.Load()
+	// Frames going to more than one subscriber are encoded once for all
+	// of them (Shared); one subscriber encodes its own, as it would anyway.
+	var shared []Shared
+	if len(subs) > 1 {
+		shared = make([]Shared, len(frames))
+	}
+	for _, s := range subs {
+		if !s.enqueue(frames, shared) {
 			h.remove(s)
 		}
 	}
+}
+
+// Shared is what the subscribers of a hub share of one published frame:
+// its encoding, made once, by whichever subscriber's writer needs it
+// first, for all of them (Encode). It is the frame's, not a subscriber's:
+// each subscriber's copy of the frame differs in Seq, and the writer
+// splices Seq in (api's frame encoder). A subscriber whose copy of the
+// frame changed (a delta folded into it, a text cut by ?kept=1) has no
+// Shared for it.
+type Shared struct {
+	done atomic.Bool
+	mu   sync.Mutex // held while the first caller encodes
+	b    []byte
+	err  error
+}
+
+// Encode returns enc(f), calling enc only the first time: every caller
+// passes its copy of the same published frame, and an enc that ignores
+// what differs between copies (Seq).
+func (s *Shared) Encode(f *synccore.Frame, enc func(*synccore.Frame) ([]byte, error)) ([]byte, error) {
+	if !s.done.Load() {
+		s.mu.Lock()
+		if !s.done.Load() {
+			s.b, s.err = enc(f)
+			s.done.Store(true)
+		}
+		s.mu.Unlock()
+	}
+	return s.b, s.err
 }
 
 // Len is the number of live subscribers.

@@ -3,7 +3,9 @@ package fanout
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -192,5 +194,52 @@ func TestConcurrentPublishAndRead(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// TestSharedEncodings: with more than one subscriber, every published
+// frame a subscriber's queue holds as published carries the one Shared
+// all subscribers get; a delta that another was folded into, and the
+// subscriber's own frames (initial, resync), carry none.
+func TestSharedEncodings(t *testing.T) {
+	h := NewHub(Limits{Frames: 8})
+	a := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	b := h.Subscribe([]synccore.Frame{{Kind: synccore.FrameHello}})
+	ctx := context.Background()
+	if fs, _ := a.Next(ctx); len(fs) != 1 || len(a.Shared()) != 0 {
+		t.Fatalf("initial frames: %d, shared %v", len(fs), a.Shared())
+	}
+	d := func(off int64, text string) synccore.Frame {
+		return synccore.Frame{Kind: synccore.FrameDelta, MessageID: "m", Revision: 1, PartID: "p", Offset: off, Text: text}
+	}
+	h.Publish(synccore.Frame{Kind: synccore.FramePart, MessageID: "m", Revision: 1, Part: &synccore.Part{PartID: "p"}}, d(0, "ab"))
+	h.Publish(d(2, "cd")) // folds into the delta at 0 for both
+	h.Publish(synccore.Frame{Kind: synccore.FrameMessage, Message: &synccore.Message{MessageID: "m", Revision: 2}})
+	fa, _ := a.Next(ctx)
+	sa := slices.Clone(a.Shared())
+	fb, _ := b.Next(ctx) // b's hello, then the same frames
+	sb := slices.Clone(b.Shared())
+	if len(fa) != 3 || fa[1].Text != "abcd" || len(fb) != 4 {
+		t.Fatalf("frames a %+v, b %+v", fa, fb)
+	}
+	if len(sa) != 3 || sa[0] == nil || sa[1] != nil || sa[2] == nil {
+		t.Fatalf("a's shared %v", sa)
+	}
+	if len(sb) != 4 || sb[0] != nil || sb[1] != sa[0] || sb[2] != nil || sb[3] != sa[2] {
+		t.Fatalf("b's shared %v beside a's %v", sb, sa)
+	}
+	// Overflow: the resync frame is a's own.
+	for i := range 10 {
+		h.Publish(synccore.Frame{Kind: synccore.FrameMessage, Message: &synccore.Message{MessageID: fmt.Sprint(i), Revision: 1}})
+	}
+	if fa, _ := a.Next(ctx); len(fa) != 1 || fa[0].Kind != synccore.FrameResync || len(a.Shared()) != 0 {
+		t.Fatalf("after overflow: %+v, shared %v", fa, a.Shared())
+	}
+	// Alone, a subscriber encodes its own frames.
+	h2 := NewHub(Limits{})
+	c := h2.Subscribe(nil)
+	h2.Publish(d(0, "x"))
+	if fc, _ := c.Next(ctx); len(fc) != 1 || len(c.Shared()) != 0 {
+		t.Fatalf("one subscriber: %+v, shared %v", fc, c.Shared())
 	}
 }

@@ -27,14 +27,19 @@ type Subscriber struct {
 	// token is enough to wake Next, which then takes everything queued.
 	signal chan struct{}
 
-	mu        sync.Mutex
-	queue     []synccore.Frame
-	spare     []synccore.Frame // the slice Next returned last time, reused
-	seq       uint64           // Seq of the last frame queued
-	delivered uint64           // Seq of the last frame handed out by Next
-	ended     bool             // no more frames are queued (resync, hub closed)
-	closed    bool             // Close was called: Next returns io.EOF at once
-	bytes     int              // bytes of delta text queued (Limits.Bytes)
+	mu    sync.Mutex
+	queue []synccore.Frame
+	spare []synccore.Frame // the slice Next returned last time, reused
+	// shared parallels queue (and sharedSpare spare) once a frame with a
+	// Shared encoding is queued: nil entries (or a shorter slice) are
+	// frames of this subscriber's own (initial, folded, resync).
+	shared      []*Shared
+	sharedSpare []*Shared
+	seq         uint64 // Seq of the last frame queued
+	delivered   uint64 // Seq of the last frame handed out by Next
+	ended       bool   // no more frames are queued (resync, hub closed)
+	closed      bool   // Close was called: Next returns io.EOF at once
+	bytes       int    // bytes of delta text queued (Limits.Bytes)
 
 	// folding: the last queued frame is an unread delta others may fold
 	// into. fold holds its text with theirs appended, from the first fold
@@ -55,18 +60,22 @@ func newSubscriber(h *Hub, limits Limits) *Subscriber {
 
 func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
 	s.mu.Lock()
-	s.pushLocked(frames)
+	s.pushLocked(frames, nil)
 	s.mu.Unlock()
 	s.wake()
 }
 
 // pushLocked numbers frames in the subscription's gapless seq and queues
-// them, folding deltas into an unread one they continue; s.mu is held.
-func (s *Subscriber) pushLocked(frames []synccore.Frame) {
-	for _, f := range frames {
+// them, folding deltas into an unread one they continue; shared, if not
+// nil, holds the frames' shared encodings. s.mu is held.
+func (s *Subscriber) pushLocked(frames []synccore.Frame, shared []Shared) {
+	for i, f := range frames {
 		if s.folds(&f) {
 			if len(s.fold) == 0 {
 				s.fold = append(s.fold, s.queue[len(s.queue)-1].Text...)
+				if n := len(s.queue) - 1; n < len(s.shared) {
+					s.shared[n] = nil // its text is no longer the published one
+				}
 			}
 			s.fold = append(s.fold, f.Text...)
 			s.bytes += len(f.Text)
@@ -76,6 +85,12 @@ func (s *Subscriber) pushLocked(frames []synccore.Frame) {
 		s.seq++
 		f.Seq = s.seq
 		s.queue = append(s.queue, f)
+		if shared != nil {
+			for len(s.shared) < len(s.queue)-1 {
+				s.shared = append(s.shared, nil)
+			}
+			s.shared = append(s.shared, &shared[i])
+		}
 		if f.Kind == synccore.FrameDelta {
 			s.bytes += len(f.Text)
 			s.folding = true
@@ -127,13 +142,13 @@ const (
 
 // enqueue appends frames, numbering them; it reports false once the
 // subscriber is finished and should leave the hub.
-func (s *Subscriber) enqueue(frames []synccore.Frame) bool {
+func (s *Subscriber) enqueue(frames []synccore.Frame, shared []Shared) bool {
 	s.mu.Lock()
 	if s.ended || s.closed {
 		s.mu.Unlock()
 		return false
 	}
-	s.pushLocked(frames)
+	s.pushLocked(frames, shared)
 	if len(s.queue) > s.limits.Frames || s.bytes > s.limits.Bytes {
 		s.resyncLocked(ResyncSlowConsumer, "subscriber queue overflow: re-read the snapshot")
 		s.mu.Unlock()
@@ -159,6 +174,8 @@ func (s *Subscriber) resyncLocked(code, reason string) {
 	s.folding = false
 	s.dropFold()
 	clear(s.queue[keep:])
+	clear(s.shared)
+	s.shared = s.shared[:0]
 	s.bytes = 0
 	s.seq = s.delivered + uint64(keep) + 1
 	s.queue = append(s.queue[:keep], synccore.Frame{
@@ -209,6 +226,8 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 			clear(s.spare)
 			s.queue = s.spare[:0]
 			s.spare = out
+			clear(s.sharedSpare)
+			s.shared, s.sharedSpare = s.sharedSpare[:0], s.shared
 			s.delivered = out[n-1].Seq
 			s.mu.Unlock()
 			return out, nil
@@ -219,6 +238,12 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 			// is not kept for the next.
 			clear(s.spare)
 			s.spare = nil
+		}
+		// The reader is done with the last batch's encodings too: an
+		// idle subscriber keeps none (a message frame's is answer-sized).
+		clear(s.sharedSpare)
+		if cap(s.sharedSpare) > keptFrames {
+			s.sharedSpare = nil
 		}
 		s.mu.Unlock()
 		if ended {
@@ -232,6 +257,17 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 	}
 }
 
+// Shared returns the shared encodings of the frames the last call to
+// Next returned, index by index: a nil entry, or one past the slice's
+// end, is a frame of this subscriber's own, to be encoded by itself. Like
+// Next's frames, it is valid until the following call to Next, from the
+// same goroutine.
+func (s *Subscriber) Shared() []*Shared {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sharedSpare
+}
+
 // Close leaves the hub and drops the queue; Next returns io.EOF.
 func (s *Subscriber) Close() {
 	s.mu.Lock()
@@ -240,6 +276,7 @@ func (s *Subscriber) Close() {
 	clear(s.queue)
 	s.queue = nil
 	s.spare = nil
+	s.shared, s.sharedSpare = nil, nil
 	s.mu.Unlock()
 	s.hub.remove(s)
 	s.wake()
