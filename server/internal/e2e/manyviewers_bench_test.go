@@ -178,7 +178,6 @@ type liveViewer struct {
 	c     *websocket.Conn
 	hello chan struct{}
 	// Read by the benchmark once done is set (or after the reader ended).
-	t0    time.Time
 	marks []time.Duration // marks[k]: text reached (k+1)*mvMark bytes
 	done  atomic.Int64    // ns after t0 the done answer arrived; 0: not yet
 	lost  atomic.Int32    // resync frames, gaps, broken messages, lost sockets
