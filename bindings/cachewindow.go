@@ -208,22 +208,26 @@ func (c *Client) runCacheSaver() {
 		select {
 		case <-c.ctx.Done():
 			<-c.done // the last view is published
-			c.saveWindow()
+			c.saveWindow(true)
 			return
 		case <-wc.kick:
 			select {
 			case <-time.After(cacheSaveDelay):
 			case <-c.ctx.Done():
 			}
-			c.saveWindow()
+			c.saveWindow(false)
 		}
 	}
 }
 
 // saveWindow writes what changed in the view since the last write: the
 // messages whose pointer changed (a View shares unchanged ones), and the
-// meta; past the size bound the oldest are dropped.
-func (c *Client) saveWindow() {
+// meta; past the size bound the oldest are dropped. A message that is not
+// done is written only by the final save (Close): its pointer changes
+// with every delta, and a long answer rewritten each cacheSaveDelay would
+// write its text over and over; a cached one that is not done is only a
+// hint anyway (§6.9), which the catch-up replaces.
+func (c *Client) saveWindow(final bool) {
 	wc := c.wcache
 	v := c.View()
 	if v.Cached || v.Messages.Len() == 0 {
@@ -248,10 +252,18 @@ func (c *Client) saveWindow() {
 	var put []synccore.Message
 	seen := make(map[string]*synccore.Message, len(all))
 	for _, m := range all {
-		seen[m.MessageID] = m
-		if wc.written[m.MessageID] != m {
+		kept, ok := wc.written[m.MessageID]
+		switch {
+		case kept == m:
+		case !final && !m.Done():
+			if !ok {
+				continue // not in the cache yet: written once done, or at Close
+			}
+			m = kept // the cache keeps its earlier hint until then
+		default:
 			put = append(put, *m)
 		}
+		seen[m.MessageID] = m
 	}
 	if len(put) == 0 && keepFrom == 0 && len(seen) == len(wc.written) {
 		return

@@ -160,6 +160,28 @@ func TestCachedWindowThenSync(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// While live the saver writes messages once done: the question, not
+	// the reply streaming after it (rewritten per delta, a long answer
+	// would be written over and over).
+	key := bindings.CacheKey{Principal: bindings.CachePrincipal(""), SessionID: sess.SessionID}
+	for {
+		w, _, err := f2.LoadWindow(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := w.Messages[len(w.Messages)-1]; last.Sequence >= 121 {
+			for _, m := range w.Messages {
+				if !m.Done() {
+					t.Fatalf("the live saver cached message %d while it was %s", m.Sequence, m.State)
+				}
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the question was never cached")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	_ = c2.Close()
 	_ = f2.Close()
 	waitDone(ctx, t, api, sess.SessionID, 122)
@@ -196,8 +218,7 @@ func TestCachedWindowThenSync(t *testing.T) {
 		t.Fatalf("a deleted session: %v, want not_found", err)
 	}
 	_ = c4.Close()
-	p := bindings.CachePrincipal("")
-	if _, ok, err := f3.LoadWindow(ctx, bindings.CacheKey{Principal: p, SessionID: sess.SessionID}); ok || err != nil {
+	if _, ok, err := f3.LoadWindow(ctx, key); ok || err != nil {
 		t.Fatalf("the deleted session's window is still cached (ok=%v, err=%v)", ok, err)
 	}
 }
