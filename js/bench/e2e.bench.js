@@ -20,23 +20,12 @@ import vm from 'node:vm';
 import { readUIMessageStream } from 'ai';
 import { connect } from '../node.js';
 import { encode } from '../msgpack.js';
+// A socket the script feeds (ScriptedSocket), the AI SDK's chunks (uiChunks).
+import { DELTA, SESSION, ScriptedSocket, uiChunks } from './task-runs.js';
 
 const wasm = fileURLToPath(new URL('../../wasm/module/agentsync.wasm', import.meta.url));
 const maxArg = process.argv.indexOf('--max');
 const MAX = maxArg > 0 ? Number(process.argv[maxArg + 1]) : 1_000_000;
-const SESSION = 'bench';
-const DELTA = 'abcdefgh';
-
-// A socket the script feeds: the session sets its handlers, the script
-// calls onmessage with each WebSocket message's bytes.
-class ScriptedSocket {
-  static last = null;
-  constructor() {
-    ScriptedSocket.last = this;
-    queueMicrotask(() => this.onopen?.());
-  }
-  close() {}
-}
 
 function agentMessage(seq, id, state, text) {
   return {
@@ -135,16 +124,7 @@ async function hostRun(name, n, { msgs = 2, readAppended = false } = {}) {
 // The AI SDK: the same deltas as UI message chunks through readUIMessageStream,
 // the consumer taking each message it yields (as useChat's store does).
 async function aiRun(name, n, { pulled }) {
-  const head = [{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' }];
-  const tail = [{ type: 'text-end', id: 't' }, { type: 'finish' }];
-  let i = 0;
-  const next = () => {
-    if (i < head.length) return head[i++];
-    const k = i++ - head.length;
-    if (k < n) return { type: 'text-delta', id: 't', delta: DELTA };
-    const t = k - n;
-    return t < tail.length ? tail[t] : null;
-  };
+  const next = uiChunks(n);
   const stream = pulled
     ? new ReadableStream({
         pull(c) {

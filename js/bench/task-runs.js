@@ -79,6 +79,22 @@ export function median(xs) {
 // hid it), which a page that has been open a while never sees, and at
 // 10,000 deltas that start-up was most of the figure. The runs leave
 // little garbage (the AI SDK's pulled run too), and they are interleaved.
+// uiChunks is the AI SDK's side of every run: a function that returns the
+// UI message chunks of one message of n text deltas of DELTA, one per call,
+// then null.
+export function uiChunks(n) {
+  const head = [{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' }];
+  const tail = [{ type: 'text-end', id: 't' }, { type: 'finish' }];
+  let i = 0;
+  return () => {
+    if (i < head.length) return head[i++];
+    const k = i++ - head.length;
+    if (k < n) return { type: 'text-delta', id: 't', delta: DELTA };
+    const t = k - n;
+    return t < tail.length ? tail[t] : null;
+  };
+}
+
 export const runsFor = (n) => (n <= 10_000 ? 15 : n <= 100_000 ? 5 : 3);
 
 /**
@@ -194,16 +210,7 @@ export function taskRuns({ connect, Core, COMPACT, wasm, readUIMessageStream, no
   // chunks arrive in tasks), the consumer reading the text of each message
   // readUIMessageStream yields.
   async function ai(name, n) {
-    const head = [{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' }];
-    const tail = [{ type: 'text-end', id: 't' }, { type: 'finish' }];
-    let i = 0;
-    const next = () => {
-      if (i < head.length) return head[i++];
-      const k = i++ - head.length;
-      if (k < n) return { type: 'text-delta', id: 't', delta: DELTA };
-      const t = k - n;
-      return t < tail.length ? tail[t] : null;
-    };
+    const next = uiChunks(n);
     const ch = new MessageChannel();
     let wake = null;
     ch.port1.onmessage = () => wake();
