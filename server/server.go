@@ -37,6 +37,7 @@ import (
 	"github.com/agentsync/agentsync/server/blob"
 	"github.com/agentsync/agentsync/server/internal/api"
 	"github.com/agentsync/agentsync/server/internal/bus"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/forward"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/internal/signals"
@@ -245,6 +246,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		QueueLimit:         lim.QueueLimit,
 		QueueBytes:         lim.QueueBytes,
 		FoldBytes:          lim.FoldBytes,
+		Pacer:              fanout.NewPacer(lim.WriteInterval),
 		Speed:              cfg.Speed,
 		ResumeInterrupted:  cfg.ResumeInterrupted,
 		InteractionTimeout: max(cfg.InteractionTimeout, 0),
@@ -270,7 +272,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		MaxBodyBytes:   lim.MaxBodyBytes,
 		PingInterval:   lim.PingInterval,
 		WriteTimeout:   lim.WriteTimeout,
-		WriteInterval:  lim.WriteInterval,
 		Limits:         lim.client,
 		Files:          cfg.Files,
 		Observer:       cfg.Observer,

@@ -32,7 +32,7 @@ var limitFlags = []limitFlag{
 	{"max-subscribers-per-session", "server.Limits.SubscribersPerSession: open subscriptions of one session", intFlag(func(l *server.Limits) *int { return &l.SubscribersPerSession }, server.DefaultSubscribersPerSession)},
 	{"max-subscribers-per-principal", "server.Limits.SubscribersPerPrincipal: open subscriptions of one client", intFlag(func(l *server.Limits) *int { return &l.SubscribersPerPrincipal }, server.DefaultSubscribersPerPrincipal)},
 	{"idle-timeout", "server.Limits.IdleTimeout: unload a session from memory after this long without requests, turns or subscribers", durFlag(func(l *server.Limits) *time.Duration { return &l.IdleTimeout }, server.DefaultIdleTimeout)},
-	{"write-interval", "server.Limits.WriteInterval: least time between two writes to a subscriber; frames queued meanwhile go out in one message (many viewers: fewer writes, up to this much latency)", durFlag(func(l *server.Limits) *time.Duration { return &l.WriteInterval }, 0)},
+	{"write-interval", "server.Limits.WriteInterval: least time between two deliveries of a session's frames to its subscribers, deltas folded meanwhile (0 = automatic: scales with the node's subscribers, none under 100; many viewers: one write per interval, up to this much latency)", durFlag(func(l *server.Limits) *time.Duration { return &l.WriteInterval }, 0)},
 	{"max-loaded", "server.Limits.MaxLoaded: most sessions kept in memory; past it the least recently used idle ones are unloaded", intFlag(func(l *server.Limits) *int { return &l.MaxLoaded }, server.DefaultMaxLoaded)},
 }
 

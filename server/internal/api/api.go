@@ -53,11 +53,6 @@ type Config struct {
 	// write timeout.
 	PingInterval time.Duration
 	WriteTimeout time.Duration
-	// WriteInterval, if positive, is the least time a subscription's
-	// writer leaves between two writes: frames published meanwhile go in
-	// one WebSocket message (deltas folded), one write for several. 0:
-	// each batch is written as soon as it is queued.
-	WriteInterval time.Duration
 	// Limits bound each client's request rate and subscriptions; zero
 	// fields mean no bound.
 	Limits Limits
@@ -126,7 +121,6 @@ type api struct {
 	upgrader     wsUpgrader
 	pingInterval time.Duration
 	writeTimeout time.Duration
-	writeEvery   time.Duration // Config.WriteInterval
 	pongWait     time.Duration
 
 	rate           *rateLimiter // nil: no bound
@@ -158,7 +152,6 @@ func New(cfg Config) *Handler {
 		maxBody:      cfg.MaxBodyBytes,
 		pingInterval: cfg.PingInterval,
 		writeTimeout: cfg.WriteTimeout,
-		writeEvery:   cfg.WriteInterval,
 
 		rate:           newRateLimiter(cfg.Limits.RequestRate, cfg.Limits.RequestBurst),
 		subsPerSession: newCounter(cfg.Limits.SubscribersPerSession),

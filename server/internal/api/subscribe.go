@@ -36,9 +36,20 @@ const closeGrace = 2 * time.Second
 // subscribe upgrades GET /v1/sessions/{id}/subscribe. The bounds on
 // subscribers are checked and the session is looked up before the
 // upgrade, so a refusal is a plain typed answer (429, 404).
+//
+// Once upgraded, the subscription runs on a goroutine of its own and the
+// handler returns: net/http then lets go of the request's connection
+// state, its buffers and the handler's stack, grown deep by the
+// middleware and the snapshot read, which an idle viewer would otherwise
+// keep for its whole life (BenchmarkViewerMemory/idle).
 func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	// ctx outlives the request; until the hand-off the request's end
+	// (the client gone while the snapshot loads) ends it too.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	unbind := context.AfterFunc(r.Context(), cancel)
+	var cleanups []func() // run in reverse once the subscription ends
+	defer func() { runReversed(cleanups) }()
+	cleanups = append(cleanups, cancel)
 	id := r.PathValue("id")
 	var el *elider
 	switch v := r.URL.Query().Get("kept"); v {
@@ -61,7 +72,7 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s := a.signals.Subscribe(root, id, presenceName(ctx))
-		defer s.Close()
+		cleanups = append(cleanups, s.Close)
 		sigs = s.C
 	case "", "0":
 	default:
@@ -72,7 +83,7 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer release()
+	cleanups = append(cleanups, release)
 	if g := grantOf(r.Context()); g.share != nil || g.role != "" && g.role != httpwire.RoleOwner {
 		// Revoking the link or the membership ends it (shares.go).
 		key, expires := memberRevocationKey(id, principal(r.Context())), int64(0)
@@ -81,19 +92,27 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 		}
 		rs := newRevocable(ctx, sub, expires)
 		a.revoked.add(key, rs)
-		defer a.revoked.remove(key, rs)
+		cleanups = append(cleanups, func() { a.revoked.remove(key, rs) })
 		sub = rs
 	}
-	defer sub.Close()
+	cleanups = append(cleanups, sub.Close)
 	conn, err := a.upgrader.Upgrade(w, r)
 	if err != nil {
 		a.log.Debug("websocket upgrade failed", "session_id", id, "err", err)
 		return
 	}
-	defer conn.Close()
-	a.log.Debug("subscription opened", "session_id", id, "remote", r.RemoteAddr)
-	err = a.pump(ctx, cancel, conn, sub, el, sigs)
-	a.log.Debug("subscription ended", "session_id", id, "remote", r.RemoteAddr, "reason", err)
+	cleanups = append(cleanups, func() { _ = conn.Close() })
+	if !unbind() {
+		return // the request ended meanwhile: ctx is cancelled
+	}
+	run, remote := cleanups, r.RemoteAddr
+	cleanups = nil // the goroutine's now
+	a.log.Debug("subscription opened", "session_id", id, "remote", remote)
+	go func() {
+		defer runReversed(run)
+		err := a.pump(ctx, cancel, conn, sub, el, sigs)
+		a.log.Debug("subscription ended", "session_id", id, "remote", remote, "reason", err)
+	}()
 }
 
 // pump runs one subscription: a reader goroutine for control frames, a
@@ -144,17 +163,7 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	}()
 
 	enc := newFrameEncoder()
-	var pause *time.Timer // WriteInterval's, armed after each write
-	paused := false
 	for {
-		if paused {
-			select {
-			case <-pause.C:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			paused = false
-		}
 		frames, err := sub.Next(ctx)
 		var shared []*fanout.Shared
 		if len(frames) > 0 {
@@ -179,14 +188,6 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 				return fmt.Errorf("write frames: %w", werr)
 			}
 		}
-		if len(frames) > 0 && a.writeEvery > 0 {
-			if pause == nil {
-				pause = time.NewTimer(a.writeEvery)
-			} else {
-				pause.Reset(a.writeEvery)
-			}
-			paused = true
-		}
 		if len(frames) > 0 {
 			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {
 				a.closeHandshake(conn, readerDone, websocket.CloseNormalClosure, last.Kind+": "+last.Code)
@@ -201,6 +202,13 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 		default:
 			return err // the peer went away (ctx cancelled) or the server is stopping
 		}
+	}
+}
+
+// runReversed calls fs last to first, as defers run.
+func runReversed(fs []func()) {
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
 	}
 }
 

@@ -54,7 +54,9 @@ func newGorillaUpgrader(readLimit int64, onError func(w http.ResponseWriter, r *
 		readLimit: readLimit,
 		up: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
-			ReadBufferSize:   1024,
+			// A client sends only control frames (a ping's answer, a close: at
+			// most 125 bytes each, which gorilla peeks whole): 256 bytes hold one.
+			ReadBufferSize: 256,
 			// Batches of frames run to hundreds of KiB under load; a
 			// 64 KiB buffer (pooled, held only while writing) keeps the
 			// write syscalls few.

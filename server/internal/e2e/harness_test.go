@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentsync/agentsync/server/auth"
 	"github.com/agentsync/agentsync/server/internal/api"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/session"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store/sqlite"
@@ -39,7 +40,8 @@ type serverOpts struct {
 	// PingInterval and WriteTimeout of subscriptions (0: the defaults).
 	PingInterval time.Duration
 	WriteTimeout time.Duration
-	// WriteInterval of subscriptions (api.Config.WriteInterval).
+	// WriteInterval, if set, paces every hub's deliveries to it
+	// (fanout.NewPacer; none by default).
 	WriteInterval time.Duration
 	// SendBuffer, if set, is the SO_SNDBUF of every accepted connection:
 	// small, it keeps a stalled client's frames out of kernel buffers.
@@ -86,6 +88,9 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 		log = testLogger(t)
 	}
 	cfg := session.Config{Store: st, Logger: log, QueueLimit: o.QueueLimit, QueueBytes: o.QueueBytes, FoldBytes: o.FoldBytes, Speed: o.Speed}
+	if o.WriteInterval != 0 {
+		cfg.Pacer = fanout.NewPacer(o.WriteInterval)
+	}
 	if o.Manager != nil {
 		o.Manager(&cfg)
 	}
@@ -96,7 +101,7 @@ func newServer(t testing.TB, o serverOpts) *testServer {
 	}
 	srv := httptest.NewUnstartedServer(api.New(api.Config{
 		Manager: mgr, Logger: log, Token: o.Token, Authorizer: o.Authorizer, AllowedOrigins: o.Origins,
-		PingInterval: o.PingInterval, WriteTimeout: o.WriteTimeout, WriteInterval: o.WriteInterval,
+		PingInterval: o.PingInterval, WriteTimeout: o.WriteTimeout,
 	}))
 	if o.SendBuffer > 0 {
 		srv.Listener = smallSendBuffers{Listener: srv.Listener, size: o.SendBuffer}

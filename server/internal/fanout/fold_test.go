@@ -90,8 +90,13 @@ func TestFoldedDeltasLoseNothing(t *testing.T) {
 // revision.
 func replay(t *testing.T, seed int, frames []synccore.Frame) map[string]string {
 	t.Helper()
-	var rev int64
-	texts := map[string]string{}
+	return replayFrom(t, seed, frames, 0, map[string]string{})
+}
+
+// replayFrom is replay for a reader whose texts were texts at revision
+// rev before its first frame.
+func replayFrom(t *testing.T, seed int, frames []synccore.Frame, rev int64, texts map[string]string) map[string]string {
+	t.Helper()
 	for i, f := range frames {
 		if f.Seq != uint64(i+1) {
 			t.Fatalf("seed %d: frame %d has seq %d", seed, i, f.Seq)

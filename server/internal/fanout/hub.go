@@ -35,6 +35,9 @@ type Limits struct {
 	// OnResync, if set, is called with the code of every resync frame a
 	// subscriber is ended with (a metric); it must not block.
 	OnResync func(code string)
+	// Pacer, if set, paces the hub's deliveries (shared by the hubs of a
+	// node); nil delivers every batch at once.
+	Pacer *Pacer
 }
 
 // ResyncSlowConsumer is the code of the resync frame a subscriber gets when
@@ -58,6 +61,8 @@ type Hub struct {
 	closed bool
 	// subs is copy-on-write so Publish reads it without taking mu.
 	subs atomic.Pointer[[]*Subscriber]
+
+	paced paced // what Limits.Pacer holds back (paced.go)
 }
 
 // NewHub returns a hub whose subscribers queue at most l's frames and bytes.
@@ -82,6 +87,11 @@ func NewHub(l Limits) *Hub {
 func (h *Hub) Subscribe(initial []synccore.Frame) *Subscriber {
 	s := newSubscriber(h, h.limits)
 	s.enqueueInitial(initial)
+	// initial holds what was published before it, held back or not: the
+	// subscribers already there get that first, the new one never.
+	h.paced.mu.Lock()
+	defer h.paced.mu.Unlock()
+	h.flushLocked()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -93,6 +103,7 @@ func (h *Hub) Subscribe(initial []synccore.Frame) *Subscriber {
 	copy(next, cur)
 	next = append(next, s)
 	h.subs.Store(&next)
+	h.limits.Pacer.add(1)
 	return s
 }
 
@@ -100,11 +111,21 @@ func (h *Hub) Subscribe(initial []synccore.Frame) *Subscriber {
 // subscriber: one whose queue would pass the limit is dropped with a resync
 // frame. The frames' Seq fields are set per subscriber (the caller's are
 // ignored); pointers inside the frames are shared and must not be mutated
-// after publishing.
+// after publishing. With a Pacer the frames may be held back a little
+// (paced.go), never reordered.
 func (h *Hub) Publish(frames ...synccore.Frame) {
 	if len(frames) == 0 {
 		return
 	}
+	if h.limits.Pacer != nil {
+		h.publishPaced(frames)
+		return
+	}
+	h.deliver(frames)
+}
+
+// deliver queues frames for every subscriber now.
+func (h *Hub) deliver(frames []synccore.Frame) {
 	subs := *h.subs.Load()
 	// Frames going to more than one subscriber are encoded once for all
 	// of them (Shared); one subscriber encodes its own, as it would anyway.
@@ -151,13 +172,18 @@ func (s *Shared) Encode(f *synccore.Frame, enc func(*synccore.Frame) ([]byte, er
 // Len is the number of live subscribers.
 func (h *Hub) Len() int { return len(*h.subs.Load()) }
 
-// Close ends every subscription: each gets what is already queued, then
-// io.EOF. Later Subscribe calls get only their initial frames.
+// Close ends every subscription: each gets what is already published,
+// then io.EOF. Later Subscribe calls get only their initial frames.
 func (h *Hub) Close() {
+	h.paced.mu.Lock()
+	h.flushLocked()
+	h.paced.stop()
+	h.paced.mu.Unlock()
 	h.mu.Lock()
 	h.closed = true
 	cur := *h.subs.Load()
 	h.subs.Store(&[]*Subscriber{})
+	h.limits.Pacer.add(-len(cur))
 	h.mu.Unlock()
 	for _, s := range cur {
 		s.end()
@@ -167,9 +193,13 @@ func (h *Hub) Close() {
 // Resync ends every subscription with a resync frame (code, reason); the
 // hub stays open for new subscribers.
 func (h *Hub) Resync(code, reason string) {
+	h.paced.mu.Lock()
+	h.paced.drop() // every subscriber re-reads the snapshot, which has it
+	h.paced.mu.Unlock()
 	h.mu.Lock()
 	cur := *h.subs.Load()
 	h.subs.Store(&[]*Subscriber{})
+	h.limits.Pacer.add(-len(cur))
 	h.mu.Unlock()
 	for _, s := range cur {
 		s.mu.Lock()
@@ -194,4 +224,5 @@ func (h *Hub) remove(s *Subscriber) {
 	next = append(next, cur[:i]...)
 	next = append(next, cur[i+1:]...)
 	h.subs.Store(&next)
+	h.limits.Pacer.add(-1)
 }

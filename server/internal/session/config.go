@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentsync/agentsync/server/blob"
+	"github.com/agentsync/agentsync/server/internal/fanout"
 	"github.com/agentsync/agentsync/server/internal/obs"
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/server/store"
@@ -42,6 +43,9 @@ type Config struct {
 	QueueLimit   int          // per-subscriber frame queue bound, default 4096
 	QueueBytes   int          // per-subscriber bound on queued delta text, default 16 MiB
 	FoldBytes    int          // a lagging subscriber's deltas fold up to this (default 64 KiB); -1: never
+	// Pacer paces the deliveries of every session's hub (fanout.Pacer,
+	// one per node); nil delivers each batch at once.
+	Pacer *fanout.Pacer
 	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
 	Now          func() int64 // Unix ms, default time.Now
 	// ResumeInterrupted retries, at start, the turns a crash interrupted

@@ -89,7 +89,7 @@ func NewManager(ctx context.Context, cfg Config) (*Manager, error) {
 		models:             cfg.Models,
 		defModel:           cfg.DefaultModel,
 		log:                cfg.Logger,
-		limits:             fanout.Limits{Frames: cfg.QueueLimit, Bytes: cfg.QueueBytes, Fold: cfg.FoldBytes},
+		limits:             fanout.Limits{Frames: cfg.QueueLimit, Bytes: cfg.QueueBytes, Fold: cfg.FoldBytes, Pacer: cfg.Pacer},
 		speed:              cfg.Speed,
 		now:                cfg.Now,
 		maxSteps:           cfg.MaxSteps,

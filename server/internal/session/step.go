@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/agentsync/agentsync/server/model"
 	"github.com/agentsync/agentsync/synccore"
@@ -16,6 +17,27 @@ type step struct {
 	open   []string                    // tool calls started but not complete
 	args   map[string]*strings.Builder // input JSON streamed so far, by tool call id
 	finish string
+	// due is when the step's next delta is due under Speed.Delta
+	// (paceDelta); zero before the first.
+	due time.Time
+}
+
+// paceDelta waits until the step's next delta is due: d after the last
+// one was due, not after it was applied, as a provider's tokens arrive at
+// the network's pace whatever the reader's. A busy node that applies a
+// delta late catches up instead of slowing the stream down (thousands of
+// viewers: BenchmarkManyViewers); a step that fell more than a second
+// behind starts its pace over rather than bursting.
+func (t *turn) paceDelta(st *step, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	now := time.Now()
+	if st.due.IsZero() || now.Sub(st.due) > time.Second {
+		st.due = now
+	}
+	st.due = st.due.Add(d)
+	return t.pause(st.due.Sub(now))
 }
 
 // validate checks the part identities of a finished step.
@@ -31,7 +53,7 @@ func (st *step) validate() error {
 // session, and it never writes to the store.
 func (s *live) apply(t *turn, st *step, ev model.Event) error {
 	if ev.Type == model.EvTextDelta || ev.Type == model.EvReasoningDelta {
-		if err := t.pause(s.m.speed.Delta); err != nil {
+		if err := t.paceDelta(st, s.m.speed.Delta); err != nil {
 			return err
 		}
 	}
