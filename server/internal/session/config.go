@@ -40,14 +40,14 @@ type Config struct {
 	FileBudget   int64 // file bytes per model request; 0 = composer.DefaultFileBudget, < 0: none
 	WriteFileMax int64
 	Logger       *slog.Logger
-	QueueLimit   int          // per-subscriber frame queue bound, default 4096
-	QueueBytes   int          // per-subscriber bound on queued delta text, default 16 MiB
-	FoldBytes    int          // a lagging subscriber's deltas fold up to this (default 64 KiB); -1: never
+	QueueLimit   int // per-subscriber frame queue bound, default 4096
+	QueueBytes   int // per-subscriber bound on queued delta text, default 16 MiB
+	FoldBytes    int // a lagging subscriber's deltas fold up to this (default 64 KiB); -1: never
 	// Pacer paces the deliveries of every session's hub (fanout.Pacer,
 	// one per node); nil delivers each batch at once.
 	Pacer *fanout.Pacer
-	Speed        model.Speed  // pacing of streams and tools; zero = as fast as possible
-	Now          func() int64 // Unix ms, default time.Now
+	Speed model.Speed  // pacing of streams and tools; zero = as fast as possible
+	Now   func() int64 // Unix ms, default time.Now
 	// ResumeInterrupted retries, at start, the turns a crash interrupted
 	// (as a client's "retry" action would).
 	ResumeInterrupted bool
