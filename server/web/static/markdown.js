@@ -157,6 +157,70 @@ function sliceLength(text, max) {
   return c >= 0xd800 && c <= 0xdbff ? max - 1 : max;
 }
 
+// Backlog is the text still to be fed (MarkdownView.#feed), kept as the
+// chunks it arrived in: appending to one string made a rope that the next
+// slice's charCodeAt flattened, a copy of the whole backlog per slice (the
+// page bench's sliceLength, with a 1 MB answer arriving faster than it is
+// laid out).
+class Backlog {
+  constructor(promise, resolve) {
+    this.chunks = [];
+    this.first = 0; // chunks before it are taken
+    this.head = 0; // chunks[first][0:head] is taken
+    this.length = 0; // characters not taken
+    this.done = false;
+    this.promise = promise;
+    this.resolve = resolve;
+  }
+
+  push(text) {
+    if (!text) return;
+    this.chunks.push(text);
+    this.length += text.length;
+  }
+
+  // peek is the next n characters at most, not taken.
+  peek(n) {
+    let out = '';
+    for (let i = this.first, at = this.head; i < this.chunks.length && out.length < n; i++, at = 0) {
+      out += this.chunks[i].slice(at, at + n - out.length);
+    }
+    return out;
+  }
+
+  // take takes the next max characters at most, one less when that would
+  // split a surrogate pair.
+  take(max) {
+    let piece = this.peek(max);
+    const c = piece.charCodeAt(max - 1); // NaN when piece is shorter
+    if (max < this.length && c >= 0xd800 && c <= 0xdbff) piece = max > 1 ? piece.slice(0, max - 1) : this.peek(2);
+    let n = piece.length;
+    this.length -= n;
+    while (n > 0) {
+      const left = this.chunks[this.first].length - this.head;
+      if (n < left) {
+        this.head += n;
+        break;
+      }
+      n -= left;
+      this.chunks[this.first++] = undefined;
+      this.head = 0;
+    }
+    if (this.first > 1024 && this.first * 2 > this.chunks.length) {
+      // Drop the taken chunks now and then, not one by one (shift copies
+      // the array: thousands of small deltas queued would cost their square).
+      this.chunks = this.chunks.slice(this.first);
+      this.first = 0;
+    }
+    return piece;
+  }
+
+  // text is the whole of what is not taken (a comparison in set).
+  text() {
+    return this.peek(this.length);
+  }
+}
+
 // nextTask runs fn in a task of its own, after the browser has had the
 // chance to paint and handle input: scheduler.postTask where there is one.
 function nextTask(fn) {
@@ -198,16 +262,19 @@ export class MarkdownView {
    */
   set(text, streaming, same = false) {
     const value = text ?? '';
-    const shown = this.backlog ? this.source + this.backlog.rest : this.source; // what the view is showing or about to
-    if (streaming && this.streaming && !this.backlog?.done && (same || (value.length >= shown.length && value.startsWith(shown)))) {
-      if (value.length > shown.length) this.append(value.slice(shown.length));
+    // What the view is showing or about to: its length, and the text
+    // itself only for a comparison the caller did not spare.
+    const shownLength = this.source.length + (this.backlog?.length ?? 0);
+    const shown = () => (this.backlog ? this.source + this.backlog.text() : this.source);
+    if (streaming && this.streaming && !this.backlog?.done && (same || (value.length >= shownLength && value.startsWith(shown())))) {
+      if (value.length > shownLength) this.append(value.slice(shownLength));
       return;
     }
-    if (!streaming && (same || value === shown) && (this.backlog?.done || (!this.streaming && this.rendered))) return;
-    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && (same || value.startsWith(shown))) {
+    if (!streaming && (same || value === shown()) && (this.backlog?.done || (!this.streaming && this.rendered))) return;
+    if (!streaming && this.streaming && value.length > FULL_PARSE_LIMIT && (same || value.startsWith(shown()))) {
       // A long text is done: what it streamed stays, the rest is appended
       // (in slices if it is long: a snapshot re-read after a resync).
-      const rest = value.slice(shown.length);
+      const rest = value.slice(shownLength);
       if (this.backlog || rest.length > FIRST_SLICE) {
         this.#feed(rest, true);
         return;
@@ -290,12 +357,12 @@ export class MarkdownView {
     if (!this.backlog) {
       let resolve;
       const promise = new Promise((r) => { resolve = r; });
-      const backlog = { rest: '', done: false, promise, resolve };
+      const backlog = new Backlog(promise, resolve);
       this.backlog = backlog;
       this.el.dataset.rendering = '';
       nextTask(() => this.#drain(backlog));
     }
-    this.backlog.rest += text;
+    this.backlog.push(text);
     this.backlog.done ||= done;
   }
 
@@ -308,9 +375,8 @@ export class MarkdownView {
     sliceStats.drains++;
     let now = start;
     do {
-      const n = sliceLength(backlog.rest, this.sliceChars);
-      const piece = backlog.rest.slice(0, n);
-      backlog.rest = backlog.rest.slice(n);
+      const piece = backlog.take(this.sliceChars);
+      const n = piece.length;
       fed += n;
       sliceStats.slices++;
       sliceStats.chars += n;
@@ -320,8 +386,8 @@ export class MarkdownView {
       const took = performance.now() - now;
       now += took;
       this.sliceChars = Math.min(MAX_SLICE, 2 * n, Math.max(MIN_SLICE, Math.round((n * SLICE_MS) / Math.max(took, 0.05))));
-    } while (backlog.rest && fed < TASK_CHARS && now - start < TASK_MS);
-    if (backlog.rest) {
+    } while (backlog.length && fed < TASK_CHARS && now - start < TASK_MS);
+    if (backlog.length) {
       nextTask(() => this.#drain(backlog));
     } else {
       this.backlog = null;
@@ -395,7 +461,7 @@ export class MarkdownView {
   // runsOn: the open block is known to grow past OPEN_LIMIT without a
   // blank line, from the text still to be fed (#feed).
   #runsOn(open) {
-    const ahead = this.backlog?.rest.slice(0, OPEN_LIMIT) ?? '';
+    const ahead = this.backlog?.peek(OPEN_LIMIT) ?? '';
     return open.length + ahead.length > OPEN_LIMIT && !ahead.includes('\n\n') && !(open.endsWith('\n') && ahead.startsWith('\n'));
   }
 
