@@ -170,7 +170,10 @@ type Provider interface {
 
 // Speed paces streaming for demos; the zero value runs as fast as possible.
 type Speed struct {
-	Delta time.Duration // pause before each delta is applied
+	// Delta is the time between two deltas of a step: each is due Delta
+	// after the one before was due, so a busy engine that applied one late
+	// catches up, as a provider's stream does (session.paceDelta).
+	Delta time.Duration
 	Tool  time.Duration // time a tool "runs"
 }
 
