@@ -22,18 +22,22 @@ type step struct {
 	due time.Time
 }
 
+// maxCatchUp bounds the deltas a late step sends at once to catch up.
+const maxCatchUp = 50
+
 // paceDelta waits until the step's next delta is due: d after the last
 // one was due, not after it was applied, as a provider's tokens arrive at
 // the network's pace whatever the reader's. A busy node that applies a
 // delta late catches up instead of slowing the stream down (thousands of
-// viewers: BenchmarkManyViewers); a step that fell more than a second
-// behind starts its pace over rather than bursting.
+// viewers: BenchmarkManyViewers), by maxCatchUp deltas at most: a step
+// further behind starts its pace over rather than bursting (a burst of a
+// fast pace on a loaded machine would overrun its subscribers' queues).
 func (t *turn) paceDelta(st *step, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
 	now := time.Now()
-	if st.due.IsZero() || now.Sub(st.due) > time.Second {
+	if st.due.IsZero() || now.Sub(st.due) > min(time.Second, maxCatchUp*d) {
 		st.due = now
 	}
 	st.due = st.due.Add(d)
