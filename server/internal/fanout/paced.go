@@ -91,10 +91,7 @@ func (p *paced) folds(f *synccore.Frame, fold int) bool {
 	if !p.folding || f.Kind != synccore.FrameDelta || fold < 0 {
 		return false
 	}
-	last := &p.pending[len(p.pending)-1]
-	n := max(len(p.fold), len(last.Text))
-	return n+len(f.Text) <= fold && f.MessageID == last.MessageID && f.Revision == last.Revision &&
-		f.PartID == last.PartID && f.Offset == last.Offset+int64(n)
+	return continues(&p.pending[len(p.pending)-1], len(p.fold), f, fold)
 }
 
 // closeFold gives the folded delta at the end its text.

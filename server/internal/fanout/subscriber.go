@@ -104,9 +104,15 @@ func (s *Subscriber) folds(f *synccore.Frame) bool {
 	if !s.folding || f.Kind != synccore.FrameDelta {
 		return false
 	}
-	last := &s.queue[len(s.queue)-1]
-	n := max(len(s.fold), len(last.Text)) // the text folded so far
-	return n+len(f.Text) <= s.limits.Fold && f.MessageID == last.MessageID && f.Revision == last.Revision &&
+	return continues(&s.queue[len(s.queue)-1], len(s.fold), f, s.limits.Fold)
+}
+
+// continues reports whether delta f continues delta last, whose text
+// with the texts folded into it is max(len(last.Text), folded) bytes,
+// and fits with it in limit bytes.
+func continues(last *synccore.Frame, folded int, f *synccore.Frame, limit int) bool {
+	n := max(folded, len(last.Text))
+	return n+len(f.Text) <= limit && f.MessageID == last.MessageID && f.Revision == last.Revision &&
 		f.PartID == last.PartID && f.Offset == last.Offset+int64(n)
 }
 

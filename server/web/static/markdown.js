@@ -189,11 +189,10 @@ class Backlog {
   }
 
   // take takes the next max characters at most, one less when that would
-  // split a surrogate pair.
+  // split a surrogate pair (sliceLength; max is at least MIN_SLICE).
   take(max) {
-    let piece = this.peek(max);
-    const c = piece.charCodeAt(max - 1); // NaN when piece is shorter
-    if (max < this.length && c >= 0xd800 && c <= 0xdbff) piece = max > 1 ? piece.slice(0, max - 1) : this.peek(2);
+    const ahead = this.peek(max + 1);
+    const piece = ahead.slice(0, sliceLength(ahead, max));
     let n = piece.length;
     this.length -= n;
     while (n > 0) {
