@@ -14,11 +14,12 @@ import (
 // of every part, rebuilt from Watch's updates alone (whole messages and
 // parts, then appended text), never from the view's texts.
 type textCopy struct {
-	mu      sync.Mutex
-	parts   map[string][]string // message id -> part texts by index
-	appends int
-	resets  int
-	err     string
+	mu       sync.Mutex
+	parts    map[string][]string // message id -> part texts by index
+	appends  int
+	rewrites int // a known part's or message's text sent whole again
+	resets   int
+	err      string
 }
 
 func (tc *textCopy) apply(u Update) {
@@ -31,6 +32,9 @@ func (tc *textCopy) apply(u Update) {
 	}
 	for _, mc := range ch.Messages {
 		if mc.Message != nil {
+			if _, known := tc.parts[mc.MessageID]; known {
+				tc.rewrites++
+			}
 			texts := make([]string, len(mc.Message.Parts))
 			for i, p := range mc.Message.Parts {
 				texts[i] = p.Text
@@ -48,6 +52,7 @@ func (tc *textCopy) apply(u Update) {
 				texts = append(texts, pc.Part.Text)
 			} else {
 				texts[pc.Index] = pc.Part.Text
+				tc.rewrites++
 			}
 		}
 		for _, a := range mc.Appends {
@@ -126,10 +131,15 @@ func TestWatchAppendsRebuildTheText(t *testing.T) {
 	if last, _ := v.Messages.Last(); textLen(last) < 60000 {
 		t.Fatalf("answer has %d characters, want 60000", textLen(last))
 	}
-	if tc.appends < 100 {
-		t.Fatalf("only %d appends reported over a 7,500-delta answer: the view was not patched incrementally", tc.appends)
+	// How many updates a 7,500-delta answer takes depends on the machine's
+	// load (the watcher and the subscription fold what arrives while they are
+	// busy), so the test counts kinds, not updates: the text must have grown
+	// by appends, with a part or message sent whole again only rarely (a
+	// reconnect's snapshot).
+	if tc.appends < 10 || tc.rewrites*10 > tc.appends {
+		t.Fatalf("%d appends and %d whole rewrites: the view was not patched incrementally", tc.appends, tc.rewrites)
 	}
-	t.Logf("%d appends, %d resets", tc.appends, tc.resets)
+	t.Logf("%d appends, %d rewrites, %d resets", tc.appends, tc.rewrites, tc.resets)
 }
 
 func textLen(m *synccore.Message) int {
