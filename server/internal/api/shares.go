@@ -135,19 +135,43 @@ func (s *revocable) revoke(reason string) {
 }
 
 func (s *revocable) Next(_ context.Context) ([]synccore.Frame, error) {
-	s.mu.Lock()
-	if s.ended {
-		s.mu.Unlock()
+	if s.isEnded() {
 		return nil, io.EOF
 	}
-	s.mu.Unlock()
-	frames, err := s.subscriber.Next(s.ctx)
+	return s.after(s.subscriber.Next(s.ctx))
+}
+
+func (s *revocable) Poll() ([]synccore.Frame, error) {
+	if s.isEnded() {
+		return nil, io.EOF
+	}
+	return s.after(s.subscriber.Poll())
+}
+
+// OnReady calls f when the subscription has frames, or is revoked.
+func (s *revocable) OnReady(f func()) {
+	stop := context.AfterFunc(s.ctx, f)
+	s.subscriber.OnReady(func() {
+		stop()
+		f()
+	})
+}
+
+func (s *revocable) isEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// after follows what the subscription returned with the error frame
+// once it is revoked.
+func (s *revocable) after(frames []synccore.Frame, err error) ([]synccore.Frame, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := len(frames); n > 0 {
 		s.last = frames[n-1].Seq
 	}
-	if err != nil && s.reason != "" && s.ctx.Err() != nil {
+	if s.reason != "" && s.ctx.Err() != nil && (err != nil || len(frames) == 0) {
 		s.ended = true
 		return append(frames, synccore.Frame{Seq: s.last + 1, Kind: synccore.FrameError, Code: CodeRevoked, Reason: s.reason}), nil
 	}

@@ -2,14 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/agentsync/agentsync/httpwire"
 	"github.com/agentsync/agentsync/server/internal/fanout"
@@ -23,7 +18,13 @@ type subscriber interface {
 	// Next blocks for the frames queued since the last call, already
 	// numbered; io.EOF after the last one.
 	Next(ctx context.Context) ([]synccore.Frame, error)
-	// Shared is the shared encodings of the frames the last Next
+	// Poll is Next without the wait: no frames and a nil error when
+	// nothing is queued.
+	Poll() ([]synccore.Frame, error)
+	// OnReady calls f once, without blocking, when Poll has something
+	// to return (fanout.Subscriber.OnReady).
+	OnReady(f func())
+	// Shared is the shared encodings of the frames the last Next or Poll
 	// returned, index by index (fanout.Subscriber.Shared).
 	Shared() []*fanout.Shared
 	Close()
@@ -115,20 +116,12 @@ func (a *api) subscribe(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// pump runs one subscription: a reader goroutine for control frames, a
-// pinger, the writer of frames (this goroutine) and, with sigs, a writer
-// of signals (text messages beside the frames, §4.6). It returns why the
-// subscription ended.
+// pump runs one subscription: the reader of control frames (this
+// goroutine, which lives as long as the subscription), a pinger, the
+// frame writer (a goroutine only while it has frames to write:
+// frameWriter) and, with sigs, a writer of signals (text messages beside
+// the frames, §4.6). It returns why the subscription ended.
 func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, sub subscriber, el *elider, sigs <-chan []byte) error {
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		_ = conn.ReadControl(a.pongWait)
-		// The peer closed, failed or went silent: stop the writer, whether
-		// it waits in Next (cancel) or in a write to a stalled peer (Close).
-		cancel()
-		_ = conn.Close()
-	}()
 	// The pinger is a timer, not a goroutine: an idle subscription costs
 	// one goroutine and its stack fewer (BenchmarkViewerMemory: 33 to 30 KB
 	// of resident memory per idle viewer with the pooled encode buffers).
@@ -154,55 +147,23 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	} else {
 		go a.writeSignals(ctx, cancel, conn, sigs, signalsDone)
 	}
-	defer func() {
-		cancel()
-		pinger.Stop()
-		_ = conn.Close()
-		<-readerDone
-		<-signalsDone
-	}()
-
-	enc := newFrameEncoder()
-	for {
-		frames, err := sub.Next(ctx)
-		var shared []*fanout.Shared
-		if len(frames) > 0 {
-			shared = sub.Shared()
-		}
-		if el != nil {
-			el.frames(frames, shared)
-		}
-		for rest, at := frames, 0; len(rest) > 0; {
-			var batch []synccore.Frame
-			batch, rest = nextMessage(rest)
-			data, encErr := enc.encodeShared(batch, sharedOf(shared, at, len(batch)))
-			at += len(batch)
-			if encErr != nil {
-				a.log.Error("encode frames", "err", encErr)
-				a.closeHandshake(conn, readerDone, websocket.CloseInternalServerErr, synccore.CodeInternal)
-				return encErr
-			}
-			werr := conn.WriteBinary(data, time.Now().Add(a.writeTimeout))
-			enc.release()
-			if werr != nil {
-				return fmt.Errorf("write frames: %w", werr)
-			}
-		}
-		if len(frames) > 0 {
-			if last := frames[len(frames)-1]; last.Kind == synccore.FrameResync || last.Kind == synccore.FrameError {
-				a.closeHandshake(conn, readerDone, websocket.CloseNormalClosure, last.Kind+": "+last.Code)
-				return fmt.Errorf("server sent %s (%s)", last.Kind, last.Code)
-			}
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF):
-			a.closeHandshake(conn, readerDone, websocket.CloseGoingAway, "subscription ended")
-			return err
-		default:
-			return err // the peer went away (ctx cancelled) or the server is stopping
-		}
+	readerDone := make(chan struct{})
+	w := newFrameWriter(ctx, a, conn, sub, el, readerDone)
+	w.kick() // hello and the snapshot are queued
+	// Whoever ends the subscription (a failed ping or signal, the writer,
+	// the server) ends the connection, and so this reader.
+	unbind := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	err := conn.ReadControl(a.pongWait)
+	close(readerDone)
+	cancel()
+	unbind()
+	_ = conn.Close()
+	pinger.Stop()
+	if werr := w.stop(); werr != nil {
+		err = werr
 	}
+	<-signalsDone
+	return err
 }
 
 // runReversed calls fs last to first, as defers run.

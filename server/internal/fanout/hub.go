@@ -206,8 +206,7 @@ func (h *Hub) Resync(code, reason string) {
 		if !s.ended && !s.closed {
 			s.resyncLocked(code, reason)
 		}
-		s.mu.Unlock()
-		s.wake()
+		s.wakeUnlock()
 	}
 }
 

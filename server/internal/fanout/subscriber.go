@@ -8,8 +8,9 @@ import (
 	"github.com/agentsync/agentsync/synccore"
 )
 
-// Subscriber is one subscription's bounded frame queue. One goroutine (the
-// connection's writer) calls Next; any goroutine may call Close.
+// Subscriber is one subscription's bounded frame queue. One goroutine at a
+// time (the connection's writer) calls Next or Poll; any goroutine may
+// call Close.
 //
 // A delta queued behind an unread delta that it continues (same message,
 // revision and part, its offset where the other's text ends) is folded into
@@ -28,6 +29,7 @@ type Subscriber struct {
 	signal chan struct{}
 
 	mu    sync.Mutex
+	ready func() // OnReady's callback, called once by the next wake
 	queue []synccore.Frame
 	spare []synccore.Frame // the slice Next returned last time, reused
 	// shared parallels queue (and sharedSpare spare) once a frame with a
@@ -61,8 +63,7 @@ func newSubscriber(h *Hub, limits Limits) *Subscriber {
 func (s *Subscriber) enqueueInitial(frames []synccore.Frame) {
 	s.mu.Lock()
 	s.pushLocked(frames, nil)
-	s.mu.Unlock()
-	s.wake()
+	s.wakeUnlock()
 }
 
 // pushLocked numbers frames in the subscription's gapless seq and queues
@@ -157,12 +158,10 @@ func (s *Subscriber) enqueue(frames []synccore.Frame, shared []Shared) bool {
 	s.pushLocked(frames, shared)
 	if len(s.queue) > s.limits.Frames || s.bytes > s.limits.Bytes {
 		s.resyncLocked(ResyncSlowConsumer, "subscriber queue overflow: re-read the snapshot")
-		s.mu.Unlock()
-		s.wake()
+		s.wakeUnlock()
 		return false
 	}
-	s.mu.Unlock()
-	s.wake()
+	s.wakeUnlock()
 	return true
 }
 
@@ -200,15 +199,40 @@ func (s *Subscriber) resyncLocked(code, reason string) {
 func (s *Subscriber) end() {
 	s.mu.Lock()
 	s.ended = true
-	s.mu.Unlock()
-	s.wake()
+	s.wakeUnlock()
 }
 
-func (s *Subscriber) wake() {
+// wakeUnlock releases s.mu and wakes the reader: a Next waiting, or the
+// callback OnReady left.
+func (s *Subscriber) wakeUnlock() {
+	f := s.ready
+	s.ready = nil
+	s.mu.Unlock()
+	if f != nil {
+		f()
+	}
 	select {
 	case s.signal <- struct{}{}:
 	default:
 	}
+}
+
+// OnReady arranges for f to be called once, the next time a frame is
+// queued or the subscriber ends or is closed, or at once if Poll has
+// something to return already. f runs on the goroutine that queued the
+// frame (a hub's publisher), so it must not block: it starts the writer.
+// This is how a writer waits without a goroutine of its own (an idle
+// viewer then costs no writer stack: BenchmarkViewerMemory/idle). A later
+// call replaces an f not called yet.
+func (s *Subscriber) OnReady(f func()) {
+	s.mu.Lock()
+	if s.closed || s.ended || len(s.queue) > 0 {
+		s.mu.Unlock()
+		f()
+		return
+	}
+	s.ready = f
+	s.mu.Unlock()
 }
 
 // Next blocks until frames are queued and returns all of them, in order, so
@@ -218,42 +242,8 @@ func (s *Subscriber) wake() {
 // A cancelled ctx returns ctx.Err().
 func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			return nil, io.EOF
-		}
-		if n := len(s.queue); n > 0 {
-			s.closeFoldLocked()
-			s.bytes = 0
-			out := s.queue
-			// Reuse the slice handed out last time: its reader is done with
-			// it now that it called Next again.
-			clear(s.spare)
-			s.queue = s.spare[:0]
-			s.spare = out
-			clear(s.sharedSpare)
-			s.shared, s.sharedSpare = s.sharedSpare[:0], s.shared
-			s.delivered = out[n-1].Seq
-			s.mu.Unlock()
-			return out, nil
-		}
-		ended := s.ended
-		if cap(s.spare) > keptFrames {
-			// The reader is done with the last batch: a long one's slice
-			// is not kept for the next.
-			clear(s.spare)
-			s.spare = nil
-		}
-		// The reader is done with the last batch's encodings too: an
-		// idle subscriber keeps none (a message frame's is answer-sized).
-		clear(s.sharedSpare)
-		if cap(s.sharedSpare) > keptFrames {
-			s.sharedSpare = nil
-		}
-		s.mu.Unlock()
-		if ended {
-			return nil, io.EOF
+		if frames, err := s.Poll(); len(frames) > 0 || err != nil {
+			return frames, err
 		}
 		select {
 		case <-s.signal:
@@ -263,11 +253,54 @@ func (s *Subscriber) Next(ctx context.Context) ([]synccore.Frame, error) {
 	}
 }
 
+// Poll is Next without the wait: with nothing queued it returns no frames
+// and a nil error (OnReady says when to call it again).
+func (s *Subscriber) Poll() ([]synccore.Frame, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, io.EOF
+	}
+	if n := len(s.queue); n > 0 {
+		s.closeFoldLocked()
+		s.bytes = 0
+		out := s.queue
+		// Reuse the slice handed out last time: its reader is done with
+		// it now that it called Next or Poll again.
+		clear(s.spare)
+		s.queue = s.spare[:0]
+		s.spare = out
+		clear(s.sharedSpare)
+		s.shared, s.sharedSpare = s.sharedSpare[:0], s.shared
+		s.delivered = out[n-1].Seq
+		s.mu.Unlock()
+		return out, nil
+	}
+	ended := s.ended
+	if cap(s.spare) > keptFrames {
+		// The reader is done with the last batch: a long one's slice
+		// is not kept for the next.
+		clear(s.spare)
+		s.spare = nil
+	}
+	// The reader is done with the last batch's encodings too: an
+	// idle subscriber keeps none (a message frame's is answer-sized).
+	clear(s.sharedSpare)
+	if cap(s.sharedSpare) > keptFrames {
+		s.sharedSpare = nil
+	}
+	s.mu.Unlock()
+	if ended {
+		return nil, io.EOF
+	}
+	return nil, nil
+}
+
 // Shared returns the shared encodings of the frames the last call to
-// Next returned, index by index: a nil entry, or one past the slice's
-// end, is a frame of this subscriber's own, to be encoded by itself. Like
-// Next's frames, it is valid until the following call to Next, from the
-// same goroutine.
+// Next or Poll returned, index by index: a nil entry, or one past the
+// slice's end, is a frame of this subscriber's own, to be encoded by
+// itself. Like their frames, it is valid until the following call to Next
+// or Poll, from the same goroutine.
 func (s *Subscriber) Shared() []*Shared {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -285,5 +318,6 @@ func (s *Subscriber) Close() {
 	s.shared, s.sharedSpare = nil, nil
 	s.mu.Unlock()
 	s.hub.remove(s)
-	s.wake()
+	s.mu.Lock()
+	s.wakeUnlock()
 }
