@@ -68,6 +68,7 @@ func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store
 	if err := queueWrites(&batch, &sess, sessionID, msgs, stored, now); err != nil {
 		return err
 	}
+	queueTouch(&batch, now, sess.sid)
 	if own {
 		batch.Queue(`COMMIT`)
 	}
@@ -75,7 +76,8 @@ func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store
 }
 
 // queueWrites checks the messages of a commit against what readForCommit
-// read and queues their writes.
+// read and queues their writes; the session's updated_at is the caller's
+// (queueTouch).
 func queueWrites(batch *pgx.Batch, sess *sessionRow, sessionID string, msgs []synccore.Message, stored map[string]*storedMessage, now int64) error {
 	for i := range msgs {
 		if err := queueMessage(batch, sess, sessionID, &msgs[i], stored, now); err != nil {
@@ -86,9 +88,18 @@ func queueWrites(batch *pgx.Batch, sess *sessionRow, sessionID string, msgs []sy
 		// A title a user or a model set is never replaced.
 		batch.Queue(`UPDATE sessions SET title = $1 WHERE sid = $2 AND title = ''`, title, sess.sid)
 	}
-	// head_sequence and visible_count are the insert trigger's.
-	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sess.sid)
 	return nil
+}
+
+// queueTouch moves the updated_at of the sessions a commit (or a group of
+// them) wrote to now, in one statement (head_sequence and visible_count
+// are the insert trigger's). Each session's row is locked already.
+func queueTouch(batch *pgx.Batch, now int64, sids ...int64) {
+	if len(sids) == 1 {
+		batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sids[0])
+		return
+	}
+	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = ANY($2)`, now, sids)
 }
 
 // batchSender is a pgx.Tx or a connection.
