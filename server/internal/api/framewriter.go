@@ -20,10 +20,9 @@ import (
 // (OnReady) and returns, and the next frame queued starts another. An
 // idle viewer so costs one goroutine (its control-frame reader), not two
 // (BenchmarkViewerMemory/idle: 17 KB to 13 KB per idle viewer). Starting a
-// goroutine per batch costs about a microsecond, against the ~28 µs the
-// batch's write costs, and it costs less than waking a parked one did:
-// 10,000 viewers of 100 sessions took 3.2-3.6 s of server CPU, not
-// 4.2-4.7 s (BenchmarkManyViewers, same run).
+// goroutine per batch costs the server less CPU than waking a parked one
+// did: 10,000 viewers of 100 sessions took 3.2-3.6 s of server CPU, not
+// 4.2-4.7 s (BenchmarkManyViewers, old and new code in the same spell).
 //
 // At most one writer goroutine runs at a time: kick starts one unless one
 // runs, and then asks it to poll once more before it returns.

@@ -152,12 +152,11 @@ func (a *api) pump(ctx context.Context, cancel context.CancelFunc, conn wsConn, 
 	w.kick() // hello and the snapshot are queued
 	// Whoever ends the subscription (a failed ping or signal, the writer,
 	// the server) ends the connection, and so this reader.
-	unbind := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	context.AfterFunc(ctx, func() { _ = conn.Close() })
 	err := conn.ReadControl(a.pongWait)
 	close(readerDone)
 	cancel()
-	unbind()
-	_ = conn.Close()
+	_ = conn.Close() // at once, not when the AfterFunc's goroutine runs
 	pinger.Stop()
 	if werr := w.stop(); werr != nil {
 		err = werr
