@@ -296,3 +296,27 @@ func lastPartSequence(parts []synccore.Part) int64 {
 	}
 	return last
 }
+
+// TouchEvery (ms) is how far a session's updated_at may lag its latest
+// commit while that commit only extends messages that keep streaming: such
+// a checkpoint moves updated_at only when it is this much older than now.
+//
+// Why: a streaming answer commits a checkpoint every few milliseconds, and
+// on PostgreSQL moving updated_at (an indexed column, for the session list
+// and the tree's latest branch) makes every one of them a new row version
+// of the session with two index entries, where leaving the row alone
+// writes nothing. A list ordered by last activity loses nothing at a
+// second's grain; a commit a user sees as activity (a new message, an
+// answer ending, a state change) still moves it at once.
+const TouchEvery = 1000
+
+// Moves reports whether writing m over the stored header old (found:
+// whether the session holds m already) moves updated_at at once: a new
+// message, or one whose state changes.
+func Moves(m *synccore.Message, old Header, found bool) bool {
+	return !found || m.State != old.State
+}
+
+// TouchedBefore is the updated_at under which a checkpoint that does not
+// move the session at once (Moves) still moves it, at now.
+func TouchedBefore(now int64) int64 { return now - TouchEvery }

@@ -69,6 +69,9 @@ type Store interface {
 	// message's zero CreatedAt becomes now and an existing message keeps
 	// its stored one; both are written back into msgs. An untitled session
 	// takes the title of the batch's first visible user message (TitleFrom).
+	// It moves the session's updated_at to now, at once when it adds a
+	// message or changes one's state, and at most every TouchEvery when it
+	// only extends streaming messages (Moves).
 	Commit(ctx context.Context, sessionID string, msgs []synccore.Message) error
 
 	// Messages reads one page from one snapshot: the newest q.Limit

@@ -68,7 +68,7 @@ func commitIn(ctx context.Context, c batchSender, sessionID string, fence *store
 	if err := queueWrites(&batch, &sess, sessionID, msgs, stored, now); err != nil {
 		return err
 	}
-	queueTouch(&batch, now, sess.sid)
+	queueTouch(&batch, now, []sessionRow{sess})
 	if own {
 		batch.Queue(`COMMIT`)
 	}
@@ -93,13 +93,24 @@ func queueWrites(batch *pgx.Batch, sess *sessionRow, sessionID string, msgs []sy
 
 // queueTouch moves the updated_at of the sessions a commit (or a group of
 // them) wrote to now, in one statement (head_sequence and visible_count
-// are the insert trigger's). Each session's row is locked already.
-func queueTouch(batch *pgx.Batch, now int64, sids ...int64) {
-	if len(sids) == 1 {
-		batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sids[0])
-		return
+// are the insert trigger's): each one the commit moved (store.Moves), the
+// others only when their updated_at, as locked, is store.TouchEvery old.
+// A streaming checkpoint mostly queues nothing here: its session's row is
+// left as it is, rather than written anew with two index entries.
+func queueTouch(batch *pgx.Batch, now int64, sessions []sessionRow) {
+	var sids []int64
+	for _, s := range sessions {
+		if s.moved || s.updatedAt <= store.TouchedBefore(now) {
+			sids = append(sids, s.sid)
+		}
 	}
-	batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = ANY($2)`, now, sids)
+	switch len(sids) {
+	case 0:
+	case 1:
+		batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = $2`, now, sids[0])
+	default:
+		batch.Queue(`UPDATE sessions SET updated_at = $1 WHERE sid = ANY($2)`, now, sids)
+	}
 }
 
 // batchSender is a pgx.Tx or a connection.
@@ -199,7 +210,7 @@ func queueReads(batch *pgx.Batch, sessionID string, fence *store.Lease, msgs []s
 // batch itself (the database's error, the connection's).
 func (r commitReads) scan(results pgx.BatchResults) (sess sessionRow, stored map[string]*storedMessage, checkErr, err error) {
 	err = results.QueryRow().Scan(&sess.sid, &sess.head, &sess.visibleCount, &sess.leaseNode, &sess.leaseEpoch,
-		&sess.parent, &sess.fork, &sess.root)
+		&sess.parent, &sess.fork, &sess.root, &sess.updatedAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		sess, checkErr, err = sessionRow{}, store.ErrNoSession(r.sessionID), nil
@@ -262,6 +273,7 @@ func queueMessage(batch *pgx.Batch, sess *sessionRow, sessionID string, m *syncc
 		}
 		m.CreatedAt = old.header.CreatedAt
 	}
+	sess.moved = sess.moved || store.Moves(m, old.header, found)
 	count, err := store.CheckParts(m, old.header.PartCount, found, func(partID string) (int64, error) {
 		return old.parts[partID], nil
 	})

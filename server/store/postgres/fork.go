@@ -18,8 +18,7 @@ func path(ctx context.Context, tx pgx.Tx, sessionID string, lock bool) (sessionR
 	if lock {
 		// The parent of a fork being made: a delete of it waits, or is
 		// seen (its row is gone).
-		sess, err = scanSessionRow(tx.QueryRow(ctx, `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch,
-			parent_sid, fork_sequence, root_sid FROM sessions WHERE session_id = $1 AND NOT deleted FOR SHARE`, sessionID), sessionID)
+		sess, err = scanSessionRow(tx.QueryRow(ctx, `SELECT `+sessionRowColumns+` FROM sessions WHERE session_id = $1 AND NOT deleted FOR SHARE`, sessionID), sessionID)
 	} else {
 		sess, err = lookupSession(ctx, tx, sessionID)
 	}

@@ -289,8 +289,8 @@ func (s *Store) groupIn(ctx context.Context, conn *pgxpool.Conn, live []*commitR
 	cur := ws[len(ws)-1].epoch
 	b = pgx.Batch{}
 	var writes []*groupWrite
-	var ends []int      // the index in b after each write's statements
-	var touched []int64 // the sessions written
+	var ends []int           // the index in b after each write's statements
+	var touched []sessionRow // the sessions written
 	for i, w := range ws {
 		if w.r.err != nil {
 			continue
@@ -307,12 +307,12 @@ func (s *Store) groupIn(ctx context.Context, conn *pgxpool.Conn, live []*commitR
 		cur = w.epoch
 		writes = append(writes, w)
 		ends = append(ends, len(b.QueuedQueries))
-		touched = append(touched, sessions[i].sid)
+		touched = append(touched, sessions[i])
 	}
 	if len(touched) > 0 {
 		// One statement for the group: a failure here is the group's, as
 		// the COMMIT's is.
-		queueTouch(&b, now, touched...)
+		queueTouch(&b, now, touched)
 	}
 	b.Queue(`COMMIT`)
 

@@ -195,6 +195,8 @@ type sessionRow struct {
 	parent       int64 // the parent's sid (0: a root)
 	fork         int64 // the sequence the session was forked before (0: a root)
 	root         int64 // the conversation root's sid (0: the session itself)
+	updatedAt    int64 // as locked
+	moved        bool  // the commit being written moves updated_at at once (store.Moves)
 }
 
 // rootSID is the sid of the session's conversation root.
@@ -207,8 +209,7 @@ func (r sessionRow) rootSID() int64 {
 
 // lookupSession finds a session by its id in the caller's snapshot.
 func lookupSession(ctx context.Context, tx pgx.Tx, id string) (sessionRow, error) {
-	return scanSessionRow(tx.QueryRow(ctx, `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch,
-		parent_sid, fork_sequence, root_sid FROM sessions WHERE session_id = $1 AND NOT deleted`, id), id)
+	return scanSessionRow(tx.QueryRow(ctx, `SELECT `+sessionRowColumns+` FROM sessions WHERE session_id = $1 AND NOT deleted`, id), id)
 }
 
 // lockSession finds a session and locks its row until the transaction
@@ -216,7 +217,7 @@ func lookupSession(ctx context.Context, tx pgx.Tx, id string) (sessionRow, error
 // declares the lease epoch the transaction writes at (fence's, or 0 for
 // an unleased write), which the schema's triggers check against the
 // session's, and checks it here first for a typed error.
-const lockSessionSQL = `SELECT sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid
+const lockSessionSQL = `SELECT ` + sessionRowColumns + `
 	FROM sessions, set_config('agentsync.lease_epoch', $2, true) WHERE session_id = $1 AND NOT deleted FOR UPDATE OF sessions`
 
 func lockSession(ctx context.Context, tx pgx.Tx, id string, fence *store.Lease) (sessionRow, error) {
@@ -231,9 +232,12 @@ func lockSession(ctx context.Context, tx pgx.Tx, id string, fence *store.Lease) 
 	return row, store.CheckFence(id, fence, row.leaseNode, row.leaseEpoch)
 }
 
+// sessionRowColumns are the columns scanSessionRow reads, in its order.
+const sessionRowColumns = `sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid, updated_at`
+
 func scanSessionRow(row pgx.Row, id string) (sessionRow, error) {
 	var r sessionRow
-	err := row.Scan(&r.sid, &r.head, &r.visibleCount, &r.leaseNode, &r.leaseEpoch, &r.parent, &r.fork, &r.root)
+	err := row.Scan(&r.sid, &r.head, &r.visibleCount, &r.leaseNode, &r.leaseEpoch, &r.parent, &r.fork, &r.root, &r.updatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sessionRow{}, store.ErrNoSession(id)
 	}

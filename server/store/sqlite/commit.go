@@ -43,8 +43,9 @@ func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease
 				return err
 			}
 		}
-		return c.exec(`UPDATE sessions SET head_sequence = ?, visible_count = ?, updated_at = ? WHERE sid = ?`,
-			sess.head, sess.visibleCount, now, sess.sid)
+		return c.exec(`UPDATE sessions SET head_sequence = ?, visible_count = ?,
+				updated_at = CASE WHEN ? OR updated_at <= ? THEN ? ELSE updated_at END WHERE sid = ?`,
+			sess.head, sess.visibleCount, sess.moved, store.TouchedBefore(now), now, sess.sid)
 	})
 }
 
@@ -72,6 +73,7 @@ func commitMessage(c *conn, sess *sessionRow, sessionID string, m *synccore.Mess
 		m.CreatedAt = old.CreatedAt
 	}
 
+	sess.moved = sess.moved || store.Moves(m, old, found)
 	count, err := store.CheckParts(m, old.PartCount, found, func(partID string) (int64, error) {
 		return lookupPartSequence(c, sess.sid, m.Sequence, partID)
 	})

@@ -140,6 +140,7 @@ type sessionRow struct {
 	parent       int64 // the parent's sid (0: a root)
 	fork         int64 // the sequence the session was forked before (0: a root)
 	root         int64 // the conversation root's sid (0: the session itself)
+	moved        bool  // the commit being written moves updated_at at once (store.Moves)
 }
 
 // checkFence refuses a write to the session unless fence is its current

@@ -2,9 +2,13 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentsync/agentsync/server/store"
+	"github.com/agentsync/agentsync/synccore"
 )
 
 func testSessions(t *testing.T, open Opener) {
@@ -60,4 +64,81 @@ func testEmptyListSessionsIsNotNil(t *testing.T, open Opener) {
 	if err != nil || list == nil || len(list) != 0 {
 		t.Fatalf("ListSessions on empty store = %#v, %v", list, err)
 	}
+}
+
+// testCommitTouch checks when a commit moves updated_at (store.Moves): a
+// new message or a change of state at once, a checkpoint that only
+// extends a streaming message only once updated_at is store.TouchEvery
+// old. Four sessions run it at once, so a store that groups concurrent
+// commits (PostgreSQL) is checked grouped as well as alone.
+func testCommitTouch(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t, "main")
+	// A minute ahead: never store.TouchEvery old, however slow the machine.
+	future := time.Now().UnixMilli() + 60_000
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- touchSequence(ctx, s, fmt.Sprintf("touch-%d", i), future)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// touchSequence plays testCommitTouch on one session.
+func touchSequence(ctx context.Context, s store.Store, id string, future int64) error {
+	if err := s.CreateSession(ctx, store.Session{SessionID: id, Model: "m", ApprovalMode: "ask", CreatedAt: 1000}); err != nil {
+		return err
+	}
+	setUpdated := func(at int64) error {
+		return s.UpdateSession(ctx, store.Session{SessionID: id, Model: "m", ApprovalMode: "ask", UpdatedAt: at})
+	}
+	m := AgentMessage(id, 1)
+	m.Revision = 0
+	// commit writes m's next revision (the first: revision 1), done when
+	// done, and returns updated_at after it.
+	commit := func(text string, done bool) (int64, error) {
+		m.Revision++
+		m.Parts = []synccore.Part{TextPart(1, "streaming", text)}
+		if done {
+			m.State, m.Parts[0].State = synccore.MessageDone, "done"
+		}
+		if err := s.Commit(ctx, id, []synccore.Message{m}); err != nil {
+			return 0, fmt.Errorf("%s: commit revision %d: %w", id, m.Revision, err)
+		}
+		got, err := s.Session(ctx, id)
+		return got.UpdatedAt, err
+	}
+	start := time.Now().UnixMilli()
+	if at, err := commit("a", false); err != nil || at < start {
+		return fmt.Errorf("%s: a new message left updated_at at %d (before %d), %v", id, at, start, err)
+	}
+	if err := setUpdated(future); err != nil {
+		return err
+	}
+	if at, err := commit("ab", false); err != nil || at != future {
+		return fmt.Errorf("%s: a checkpoint within TouchEvery moved updated_at from %d to %d, %v", id, future, at, err)
+	}
+	if err := setUpdated(5000); err != nil {
+		return err
+	}
+	if at, err := commit("abc", false); err != nil || at < start {
+		return fmt.Errorf("%s: a checkpoint after TouchEvery left updated_at at %d (before %d), %v", id, at, start, err)
+	}
+	if err := setUpdated(future); err != nil {
+		return err
+	}
+	if at, err := commit("abcd", true); err != nil || at == future || at < start {
+		return fmt.Errorf("%s: the message's end left updated_at at %d (set %d, start %d), %v", id, at, future, start, err)
+	}
+	return nil
 }

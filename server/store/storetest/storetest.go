@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"MessagesWalkReachesEveryMessageOnce", testMessagesWalkReachesEveryMessageOnce},
 		{"RecoverStreaming", testRecoverStreaming},
 		{"Sessions", testSessions},
+		{"CommitTouch", testCommitTouch},
 		{"EmptyListSessionsIsNotNil", testEmptyListSessionsIsNotNil},
 		{"SummariesAndRange", testSummariesAndRange},
 		{"SessionTitleRenameDelete", testSessionTitleRenameDelete},
