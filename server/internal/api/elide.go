@@ -29,6 +29,12 @@ const maxElidedParts = 1024
 type elider struct {
 	seed  maphash.Seed
 	parts map[partKey]*sentText
+	// last is the part of the last lookup: a message's deltas come in runs
+	// to one part, and a subscriber of a busy session is sent dozens per
+	// WebSocket message, so most lookups skip hashing the two ids (the
+	// map lookup was most of the elider's cost per delta).
+	lastKey partKey
+	last    *sentText
 }
 
 type partKey struct{ message, part string }
@@ -60,14 +66,14 @@ func (e *elider) frame(f *synccore.Frame) bool {
 	switch f.Kind {
 	case synccore.FrameDelta:
 		k := partKey{f.MessageID, f.PartID}
-		s := e.parts[k]
+		s := e.get(k)
 		switch {
 		case s != nil && int64(s.n) == f.Offset:
 			s.add(f.Text)
 		case f.Offset == 0:
 			e.track(k, f.Text)
 		default:
-			delete(e.parts, k) // a base this subscription did not send
+			e.forget(k) // a base this subscription did not send
 		}
 	case synccore.FramePart:
 		if !streamsText(f.Part) {
@@ -91,7 +97,7 @@ func (e *elider) frame(f *synccore.Frame) bool {
 			k := partKey{m.MessageID, p.PartID}
 			n := e.cut(k, p.Text)
 			if m.Done() {
-				delete(e.parts, k) // a done message's texts change no more
+				e.forget(k) // a done message's texts change no more
 			}
 			if n == 0 {
 				continue
@@ -116,7 +122,7 @@ func (e *elider) frame(f *synccore.Frame) bool {
 // part k's text (0: none, or not a beginning of text), and records text as
 // what it has now sent of part k.
 func (e *elider) cut(k partKey, text string) int {
-	s := e.parts[k]
+	s := e.get(k)
 	if s == nil || s.n == 0 || s.n > len(text) || maphash.String(e.seed, text[:s.n]) != s.h.Sum64() {
 		e.track(k, text)
 		return 0
@@ -135,6 +141,27 @@ func (e *elider) track(k partKey, text string) {
 	s.h.SetSeed(e.seed)
 	s.add(text)
 	e.parts[k] = s
+	e.lastKey, e.last = k, s
+}
+
+// get returns what this subscription sent of part k (nil: nothing tracked).
+func (e *elider) get(k partKey) *sentText {
+	if e.last != nil && k == e.lastKey {
+		return e.last
+	}
+	s := e.parts[k]
+	if s != nil {
+		e.lastKey, e.last = k, s
+	}
+	return s
+}
+
+// forget drops part k's record.
+func (e *elider) forget(k partKey) {
+	delete(e.parts, k)
+	if k == e.lastKey {
+		e.last = nil
+	}
 }
 
 func (s *sentText) add(text string) {
