@@ -317,6 +317,6 @@ func Moves(m *synccore.Message, old Header, found bool) bool {
 	return !found || m.State != old.State
 }
 
-// TouchedBefore is the updated_at under which a checkpoint that does not
-// move the session at once (Moves) still moves it, at now.
+// TouchedBefore is the updated_at at or below which a checkpoint that
+// does not move the session at once (Moves) still moves it to now.
 func TouchedBefore(now int64) int64 { return now - TouchEvery }
