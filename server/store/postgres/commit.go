@@ -160,9 +160,29 @@ func readForCommit(ctx context.Context, c batchSender, sessionID string, fence *
 type commitReads struct {
 	sessionID string
 	fence     *store.Lease
-	order     []string // message ids, in the order of their lookups
-	closing   []string // ids of the messages whose texts are read
+	order     []string            // message ids, in the order of their lookups
+	partIDs   map[string][]string // by message id: the part ids its lookup asks for
+	closing   []string            // ids of the messages whose texts are read
 }
+
+// headerSQL reads a stored message's header and the sequences of the
+// given part ids ($3), in their order (NULL for a part it does not hold).
+// Each part is one probe of the (sid, msg_sequence, part_id) key: as
+// part_id = ANY($3), the planner (without statistics, as on a new
+// database) scanned every part of the message and filtered, a cost that
+// grew with the message's parts on every checkpoint.
+const headerSQL = `SELECT m.sequence, m.revision, m.role, m.state, m.visibility, m.part_count, m.created_at,
+		ARRAY(SELECT (SELECT p.sequence FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = u.id)
+			FROM unnest($3::text[]) WITH ORDINALITY AS u(id, n) ORDER BY u.n)
+	FROM messages m JOIN sessions s ON s.sid = m.sid
+	WHERE s.session_id = $1 AND m.message_id = $2`
+
+// headerOnePartSQL is headerSQL for one part id ($3, text), a checkpoint's
+// usual case: one probe, without the array's function scan and sort.
+const headerOnePartSQL = `SELECT m.sequence, m.revision, m.role, m.state, m.visibility, m.part_count, m.created_at,
+		ARRAY[(SELECT p.sequence FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = $3)]
+	FROM messages m JOIN sessions s ON s.sid = m.sid
+	WHERE s.session_id = $1 AND m.message_id = $2`
 
 // queueReads queues the reads of a commit to sessionID, the lock first
 // (lockSQL: lockSessionSQL, or its NOWAIT form in a group).
@@ -187,12 +207,13 @@ func queueReads(batch *pgx.Batch, sessionID string, fence *store.Lease, msgs []s
 			partIDs[id] = []string{}
 		}
 	}
+	r.partIDs = partIDs
 	for _, id := range r.order {
-		batch.Queue(`SELECT m.sequence, m.revision, m.role, m.state, m.visibility, m.part_count, m.created_at,
-				ARRAY(SELECT p.part_id FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3)),
-				ARRAY(SELECT p.sequence FROM parts p WHERE p.sid = m.sid AND p.msg_sequence = m.sequence AND p.part_id = ANY($3))
-			FROM messages m JOIN sessions s ON s.sid = m.sid
-			WHERE s.session_id = $1 AND m.message_id = $2`, sessionID, id, partIDs[id])
+		if ids := partIDs[id]; len(ids) == 1 {
+			batch.Queue(headerOnePartSQL, sessionID, id, ids[0])
+		} else {
+			batch.Queue(headerSQL, sessionID, id, ids)
+		}
 	}
 	// The stored parts of each message the batch may close, for its
 	// search text.
@@ -223,9 +244,8 @@ func (r commitReads) scan(results pgx.BatchResults) (sess sessionRow, stored map
 	for _, id := range r.order {
 		var h store.Header
 		var role, state, visibility string
-		var ids []string
-		var seqs []int64
-		err := results.QueryRow().Scan(&h.Sequence, &h.Revision, &role, &state, &visibility, &h.PartCount, &h.CreatedAt, &ids, &seqs)
+		var seqs []*int64
+		err := results.QueryRow().Scan(&h.Sequence, &h.Revision, &role, &state, &visibility, &h.PartCount, &h.CreatedAt, &seqs)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue
 		}
@@ -233,9 +253,12 @@ func (r commitReads) scan(results pgx.BatchResults) (sess sessionRow, stored map
 			return sess, nil, nil, err
 		}
 		h.Role, h.State, h.Visibility = synccore.Role(role), synccore.MessageState(state), synccore.Visibility(visibility)
+		ids := r.partIDs[id]
 		sm := &storedMessage{header: h, parts: make(map[string]int64, len(ids))}
-		for j, id := range ids {
-			sm.parts[id] = seqs[j]
+		for j, seq := range seqs {
+			if seq != nil && j < len(ids) {
+				sm.parts[ids[j]] = *seq
+			}
 		}
 		stored[id] = sm
 	}
