@@ -140,6 +140,7 @@ type sessionRow struct {
 	parent       int64 // the parent's sid (0: a root)
 	fork         int64 // the sequence the session was forked before (0: a root)
 	root         int64 // the conversation root's sid (0: the session itself)
+	updatedAt    int64 // as read
 	moved        bool  // the commit being written moves updated_at at once (store.Moves)
 }
 
@@ -159,7 +160,7 @@ func (r sessionRow) rootSID() int64 {
 
 // lookupSession finds a session by its id; CodeNotFound if absent.
 func lookupSession(c *conn, id string) (sessionRow, error) {
-	st, err := c.query(`SELECT sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid
+	st, err := c.query(`SELECT sid, head_sequence, visible_count, lease_node, lease_epoch, parent_sid, fork_sequence, root_sid, updated_at
 		FROM sessions WHERE session_id = ? AND deleted = 0`, id)
 	if err != nil {
 		return sessionRow{}, err
@@ -169,7 +170,7 @@ func lookupSession(c *conn, id string) (sessionRow, error) {
 	if found {
 		row = sessionRow{sid: st.ColumnInt64(0), head: st.ColumnInt64(1), visibleCount: st.ColumnInt64(2),
 			leaseNode: st.ColumnText(3), leaseEpoch: st.ColumnInt64(4),
-			parent: st.ColumnInt64(5), fork: st.ColumnInt64(6), root: st.ColumnInt64(7)}
+			parent: st.ColumnInt64(5), fork: st.ColumnInt64(6), root: st.ColumnInt64(7), updatedAt: st.ColumnInt64(8)}
 	}
 	if err := done(st); err != nil {
 		return sessionRow{}, err
