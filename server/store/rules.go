@@ -317,6 +317,9 @@ func Moves(m *synccore.Message, old Header, found bool) bool {
 	return !found || m.State != old.State
 }
 
-// TouchedBefore is the updated_at at or below which a checkpoint that
-// does not move the session at once (Moves) still moves it to now.
-func TouchedBefore(now int64) int64 { return now - TouchEvery }
+// Touches reports whether a commit moves the session's updated_at to now:
+// at once when it moved the session (Moves), else only once updatedAt, as
+// stored, is TouchEvery old.
+func Touches(moved bool, updatedAt, now int64) bool {
+	return moved || updatedAt <= now-TouchEvery
+}

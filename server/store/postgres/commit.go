@@ -100,7 +100,7 @@ func queueWrites(batch *pgx.Batch, sess *sessionRow, sessionID string, msgs []sy
 func queueTouch(batch *pgx.Batch, now int64, sessions []sessionRow) {
 	var sids []int64
 	for _, s := range sessions {
-		if s.moved || s.updatedAt <= store.TouchedBefore(now) {
+		if store.Touches(s.moved, s.updatedAt, now) {
 			sids = append(sids, s.sid)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *Store) commit(ctx context.Context, sessionID string, fence *store.Lease
 		// A checkpoint that changes nothing of the session's row (one
 		// that extends a streaming message, within store.TouchEvery)
 		// leaves it alone: no page of the table or its indexes written.
-		if sess.head == read.head && sess.visibleCount == read.visibleCount && !sess.moved && sess.updatedAt > store.TouchedBefore(now) {
+		if sess.head == read.head && sess.visibleCount == read.visibleCount && !store.Touches(sess.moved, sess.updatedAt, now) {
 			return nil
 		}
 		return c.exec(`UPDATE sessions SET head_sequence = ?, visible_count = ?, updated_at = ? WHERE sid = ?`,

@@ -69,8 +69,8 @@ func testEmptyListSessionsIsNotNil(t *testing.T, open Opener) {
 // testCommitTouch checks when a commit moves updated_at (store.Moves): a
 // new message or a change of state at once, a checkpoint that only
 // extends a streaming message only once updated_at is store.TouchEvery
-// old. Four sessions run it at once, so a store that groups concurrent
-// commits (PostgreSQL) is checked grouped as well as alone.
+// old. Four sessions run it at once, so that a store that groups the
+// commits that meet (PostgreSQL) runs its group path too, not only alone.
 func testCommitTouch(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t, "main")
