@@ -82,6 +82,30 @@ func (s *testServer) snapshot(ctx context.Context, t *testing.T, sessionID strin
 	return page.Items
 }
 
+// replyTo waits until the session's newest message is a closed agent
+// message that follows a user message of the prompt, and returns it.
+func (s *testServer) replyTo(ctx context.Context, t *testing.T, sessionID, prompt string) *synccore.Message {
+	t.Helper()
+	for {
+		msgs := s.snapshot(ctx, t, sessionID)
+		if n := len(msgs); n >= 2 && msgs[n-1].Role == synccore.RoleAgent && msgs[n-1].Done() {
+			for i := n - 2; i >= 0; i-- {
+				if m := msgs[i]; m.Role == synccore.RoleUser {
+					if len(m.Parts) > 0 && m.Parts[0].Text == prompt {
+						return &msgs[n-1]
+					}
+					break
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no closed reply to %q on the server: %v", prompt, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // lastReply is the newest agent message of a snapshot.
 func lastReply(t *testing.T, msgs []synccore.Message) *synccore.Message {
 	t.Helper()

@@ -193,15 +193,21 @@ func answerRegion(screen, prompt string) string {
 
 func words(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// sendPrompt types a prompt, sends it and waits for the end of its turn
-// on the pane and on the server.
-func sendPrompt(t *testing.T, p *pane, prompt string) string {
+// sendPrompt types a prompt, sends it and waits for the end of its turn on
+// the server and then on the pane. The pane alone cannot tell: right after
+// Enter it shows the prompt under an idle status line (the run has not
+// started), so the turn counts as ended on the pane only once the server's
+// final text is in its answer region.
+func sendPrompt(t *testing.T, p *pane, s *testServer, prompt string) string {
 	t.Helper()
 	p.typeText(prompt)
 	p.keys("Enter")
 	p.waitText(30*time.Second, "› "+prompt)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	final := strip(finalText(s.replyTo(ctx, t, s.onlySession(ctx, t), prompt)))
 	return p.waitFor("the end of the turn", time.Minute, func(sc string) bool {
-		return strings.Contains(sc, idle) && answerRegion(sc, prompt) != ""
+		return strings.Contains(sc, idle) && strings.Contains(strip(answerRegion(sc, prompt)), final)
 	})
 }
 
@@ -216,13 +222,13 @@ func TestTmuxAnswerEqualsSnapshot(t *testing.T) {
 	defer cancel()
 	id := s.onlySession(ctx, t)
 
-	screen := sendPrompt(t, p, "scenario:text chars=600 delta=3")
+	screen := sendPrompt(t, p, s, "scenario:text chars=600 delta=3")
 	reply := lastReply(t, s.snapshot(ctx, t, id))
 	if got, want := answerRegion(screen, "scenario:text chars=600 delta=3"), words(finalText(reply)); got != want {
 		t.Errorf("the pane's answer differs from the snapshot's\n pane %q\n snap %q\npane:\n%s", got, want, screen)
 	}
 
-	screen = sendPrompt(t, p, "scenario:tools city=Lyon")
+	screen = sendPrompt(t, p, s, "scenario:tools city=Lyon")
 	reply = lastReply(t, s.snapshot(ctx, t, id))
 	var want []string
 	for _, part := range reply.Parts {
@@ -344,7 +350,11 @@ func TestTmuxColour(t *testing.T) {
 		p.waitText(30*time.Second, "● live")
 		p.typeText("scenario:markdown")
 		p.keys("Enter")
-		p.waitText(time.Minute, idle)
+		// The status line is idle before the turn starts too: wait for the
+		// answer's last words (a blockquote's lines begin with its bar).
+		p.waitFor("the whole answer", time.Minute, func(sc string) bool {
+			return strings.Contains(sc, idle) && strings.Contains(strings.ReplaceAll(strip(sc), "│", ""), "staysplaintext.")
+		})
 		styled := p.tmux("capture-pane", "-p", "-e", "-t", "main")
 		// SGR colours: 30-37, 38;..., 90-97 foregrounds.
 		colours := regexp.MustCompile(`\x1b\[[0-9;]*(3[0-8]|9[0-7])[;m]`).FindAllString(styled, -1)
@@ -364,7 +374,7 @@ func TestTmuxResize60(t *testing.T) {
 	s := startServer(t, zeroSpeed)
 	p := newSession(t, s, 100, 30)
 	prompt := "echo 東京タワーと富士山の写真を見せて wide words"
-	screen := sendPrompt(t, p, prompt)
+	screen := sendPrompt(t, p, s, prompt)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	want := strip(finalText(lastReply(t, s.snapshot(ctx, t, s.onlySession(ctx, t)))))
@@ -613,7 +623,7 @@ func TestTmuxRegenerateAndSwitch(t *testing.T) {
 	defer cancel()
 	first := s.onlySession(ctx, t)
 	const prompt = "scenario:text chars=200 delta=5"
-	screen := sendPrompt(t, p, prompt)
+	screen := sendPrompt(t, p, s, prompt)
 	original := words(finalText(lastReply(t, s.snapshot(ctx, t, first))))
 	if got := answerRegion(screen, prompt); got != original {
 		t.Fatalf("the first reply on the pane %q, the snapshot %q", got, original)
