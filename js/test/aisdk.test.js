@@ -86,7 +86,7 @@ test('useChat transport: a reload mid-stream resumes with what was streamed so f
   const session = await createSession(server.url, { WebSocket: globalThis.WebSocket });
   try {
     const transport = new DefaultChatTransport({ api: `${server.url}/v1/chat` });
-    const chars = 100000; // 4,000 deltas of 25: seconds of streaming even on a loaded machine
+    const chars = 50000; // 2,000 deltas of 25: 4 s of streaming, the cut comes after 2,000 characters
     const abort = new AbortController();
     const stream = await transport.sendMessages({
       chatId: session.sessionId,
