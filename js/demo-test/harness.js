@@ -2,17 +2,16 @@
 // runs it on a free 127.0.0.1 port with a temporary SQLite file, and
 // launches Debian's Chromium through playwright-core.
 
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser.js';
+import { buildServer } from '../test/harness/syncserver.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
 export const artifacts = path.join(here, 'artifacts');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -24,16 +23,7 @@ export async function startDemo({ speed = '2ms' } = {}) {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentsync-demo-'));
   // AGENTSYNC_DEMO_SERVER names a server binary built elsewhere (a bench
   // comparing two servers); by default this tree's is built.
-  let bin = process.env.AGENTSYNC_DEMO_SERVER;
-  if (!bin) {
-    bin = path.join(tmp, 'syncserver');
-    // A cold build compiles SQLite (translated to Go): allow minutes.
-    await promisify(execFile)('go', ['build', '-o', bin, './server/cmd/syncserver'], {
-      cwd: repo,
-      timeout: 10 * 60 * 1000,
-      maxBuffer: 16 << 20,
-    });
-  }
+  const bin = process.env.AGENTSYNC_DEMO_SERVER || (await buildServer());
   const server = await startServer(bin, path.join(tmp, 'demo.db'), speed);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return {

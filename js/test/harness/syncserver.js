@@ -12,9 +12,14 @@ const exec = promisify(execFile);
 
 let built = null;
 
-/** Builds ./server/cmd/syncserver once per process; returns the binary path. */
+/**
+ * Builds ./server/cmd/syncserver once per process; returns the binary path.
+ * Under npm test the server was built once for the run (test/run.mjs):
+ * AGENTSYNC_SERVER_BIN names it.
+ */
 export function buildServer() {
   built ??= (async () => {
+    if (process.env.AGENTSYNC_SERVER_BIN) return process.env.AGENTSYNC_SERVER_BIN;
     const dir = await mkdtemp(path.join(os.tmpdir(), 'agentsync-js-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const bin = path.join(dir, 'syncserver');
