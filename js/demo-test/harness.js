@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/harness/browser.js';
-import { buildServer } from '../test/harness/syncserver.js';
+import { buildServer, stopChild } from '../test/harness/syncserver.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const artifacts = path.join(here, 'artifacts');
@@ -32,7 +32,7 @@ export async function startDemo({ speed = '2ms' } = {}) {
     logs: server.logs,
     async close() {
       await browser.close();
-      await stopServer(server.proc);
+      await stopChild(server.proc);
       await rm(tmp, { recursive: true, force: true });
     },
   };
@@ -61,18 +61,6 @@ function startServer(bin, db, speed) {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${logs.join('')}`));
     });
-  });
-}
-
-function stopServer(proc) {
-  if (proc.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 15000);
-    proc.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    proc.kill('SIGTERM');
   });
 }
 

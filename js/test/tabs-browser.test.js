@@ -14,7 +14,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { after, before, test } from './harness/timed.js';
 import { CHROMIUM_ARGS } from './harness/browser.js';
-import { buildServer } from './harness/syncserver.js';
+import { buildServer, stopChild } from './harness/syncserver.js';
 import { startStaticServer } from './harness/static-server.js';
 import { chromiumPath } from './paths.js';
 
@@ -46,7 +46,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await web?.close();
-  child?.kill('SIGTERM');
+  if (child) await stopChild(child);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

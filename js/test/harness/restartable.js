@@ -4,11 +4,9 @@
 // bench/cache.bench.js).
 
 import { spawn } from 'node:child_process';
-import { buildServer } from './syncserver.js';
+import { buildServer, stopChild } from './syncserver.js';
 import { createSession } from '../../index.js';
 import { wasmPath } from '../paths.js';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // A server on addr (127.0.0.1:0 for any port) over the SQLite file db, so
 // that it can be stopped and started again on the same port and data.
@@ -36,13 +34,7 @@ export async function serve(db, addr = '127.0.0.1:0') {
   return {
     url,
     addr: new URL(url).host,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(15000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
+    stop: () => stopChild(child),
   };
 }
 

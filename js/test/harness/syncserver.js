@@ -73,13 +73,25 @@ export async function startServer({ speed = '1ms', token, origins, jwtSecret, ra
     addr: new URL(url).host,
     stderr: () => err,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await stopChild(child);
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Stops a server process: SIGTERM, and SIGKILL if it has not exited within
+ * 15 s. The kill timer is cleared at the exit: a pending one kept the test
+ * file's process alive for its 15 s after the last test.
+ */
+export function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
