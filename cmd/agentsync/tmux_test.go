@@ -197,18 +197,20 @@ func words(s string) string { return strings.Join(strings.Fields(s), " ") }
 // the server and then on the pane. The pane alone cannot tell: right after
 // Enter it shows the prompt under an idle status line (the run has not
 // started), so the turn counts as ended on the pane only once the server's
-// final text is in its answer region.
-func sendPrompt(t *testing.T, p *pane, s *testServer, prompt string) string {
+// final text is in its answer region. It returns the pane and that reply.
+func sendPrompt(t *testing.T, p *pane, s *testServer, prompt string) (string, *synccore.Message) {
 	t.Helper()
 	p.typeText(prompt)
 	p.keys("Enter")
 	p.waitText(30*time.Second, "› "+prompt)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	final := strip(finalText(s.replyTo(ctx, t, s.onlySession(ctx, t), prompt)))
-	return p.waitFor("the end of the turn", time.Minute, func(sc string) bool {
+	reply := s.replyTo(ctx, t, s.onlySession(ctx, t), prompt)
+	final := strip(finalText(reply))
+	screen := p.waitFor("the end of the turn", time.Minute, func(sc string) bool {
 		return strings.Contains(sc, idle) && strings.Contains(strip(answerRegion(sc, prompt)), final)
 	})
+	return screen, reply
 }
 
 // TestTmuxAnswerEqualsSnapshot: a streamed answer and a tool loop, at the
@@ -218,18 +220,12 @@ func TestTmuxAnswerEqualsSnapshot(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, zeroSpeed)
 	p := newSession(t, s, 100, 40)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	id := s.onlySession(ctx, t)
-
-	screen := sendPrompt(t, p, s, "scenario:text chars=600 delta=3")
-	reply := lastReply(t, s.snapshot(ctx, t, id))
+	screen, reply := sendPrompt(t, p, s, "scenario:text chars=600 delta=3")
 	if got, want := answerRegion(screen, "scenario:text chars=600 delta=3"), words(finalText(reply)); got != want {
 		t.Errorf("the pane's answer differs from the snapshot's\n pane %q\n snap %q\npane:\n%s", got, want, screen)
 	}
 
-	screen = sendPrompt(t, p, s, "scenario:tools city=Lyon")
-	reply = lastReply(t, s.snapshot(ctx, t, id))
+	screen, reply = sendPrompt(t, p, s, "scenario:tools city=Lyon")
 	var want []string
 	for _, part := range reply.Parts {
 		switch part.Type {
@@ -374,10 +370,8 @@ func TestTmuxResize60(t *testing.T) {
 	s := startServer(t, zeroSpeed)
 	p := newSession(t, s, 100, 30)
 	prompt := "echo 東京タワーと富士山の写真を見せて wide words"
-	screen := sendPrompt(t, p, s, prompt)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	want := strip(finalText(lastReply(t, s.snapshot(ctx, t, s.onlySession(ctx, t)))))
+	screen, reply := sendPrompt(t, p, s, prompt)
+	want := strip(finalText(reply))
 	if got := strip(answerRegion(screen, prompt)); got != want {
 		t.Fatalf("at 100 columns the pane's answer differs:\n pane %q\n snap %q", got, want)
 	}
@@ -623,8 +617,8 @@ func TestTmuxRegenerateAndSwitch(t *testing.T) {
 	defer cancel()
 	first := s.onlySession(ctx, t)
 	const prompt = "scenario:text chars=200 delta=5"
-	screen := sendPrompt(t, p, s, prompt)
-	original := words(finalText(lastReply(t, s.snapshot(ctx, t, first))))
+	screen, reply := sendPrompt(t, p, s, prompt)
+	original := words(finalText(reply))
 	if got := answerRegion(screen, prompt); got != original {
 		t.Fatalf("the first reply on the pane %q, the snapshot %q", got, original)
 	}
